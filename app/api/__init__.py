@@ -1,0 +1,1 @@
+"""HTTP API: thin Litestar controllers, one module per resource."""

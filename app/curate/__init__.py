@@ -1,0 +1,1 @@
+"""Inspect and curate: banks, memories, documents and entities as people audit and correct them."""

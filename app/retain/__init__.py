@@ -1,0 +1,1 @@
+"""The write path: chunking, extraction (local and LLM), and the retain pipeline."""

@@ -1,0 +1,53 @@
+"""What every extractor returns: facts with their entities, times and causal links.
+
+Extractors (local, LLM, chunks) differ in how they find facts, never in what they hand to the
+pipeline, so the pipeline and the resolver do not care which one ran.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+FactType = Literal["world", "experience"]
+FactKind = Literal["event", "conversation"]
+
+
+class ExtractedEntity(msgspec.Struct, frozen=True, kw_only=True):
+    """An entity named by a fact, as written in the text.
+
+    ``aliases`` holds other names the same text states for it ("Ocean Probe 1 (OP-1)").
+    ``type`` is a coarse label: person, organization, place, product, event, work, concept…
+    (empty when unknown).
+    """
+
+    text: str
+    type: str = ""
+    aliases: tuple[str, ...] = ()
+
+
+class ExtractedFact(msgspec.Struct, frozen=True, kw_only=True):
+    """One atomic fact ready to be resolved, embedded and written."""
+
+    text: str
+    fact_type: FactType = "world"
+    fact_kind: FactKind = "conversation"
+    occurred_start: datetime | None = None
+    occurred_end: datetime | None = None
+    entities: tuple[ExtractedEntity, ...] = ()
+    # Indexes (into the same chunk's fact list) of earlier facts this one was caused by.
+    caused_by: tuple[int, ...] = ()
+    # Optional structured detail from LLM extraction (what / where / who / why).
+    where: str | None = None
+    who: str | None = None
+    why: str | None = None
+
+
+class ExtractionResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Facts of one chunk plus warnings (e.g. LLM output fell back to a verbatim fact)."""
+
+    facts: tuple[ExtractedFact, ...]
+    warnings: tuple[str, ...] = ()
+    usage: dict[str, int] = msgspec.field(default_factory=dict)

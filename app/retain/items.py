@@ -1,0 +1,70 @@
+"""What a client sends to retain, and what it gets back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+DocumentId = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+
+
+class EntityHint(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An entity the caller knows the item names; added to every fact of the item."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+    type: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+
+
+class RetainItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One conversation, message or document to remember."""
+
+    content: str
+    timestamp: datetime | None = None
+    context: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+    document_id: DocumentId | None = None
+    metadata: dict[str, str] | None = None
+    tags: list[Tag] | None = None
+    entities: list[EntityHint] | None = None
+    resolve_entities: bool = True
+
+
+class RetainRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A batch of items; ``async`` returns an operation id at once and works in the background."""
+
+    items: list[RetainItem]
+    async_: bool = msgspec.field(default=False, name="async")
+
+
+class Usage(msgspec.Struct, frozen=True):
+    """LLM tokens spent (zero for the offline modes)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class ItemOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What happened to one item."""
+
+    index: int
+    document_id: str
+    status: str  # created | updated | unchanged | failed
+    memory_ids: list[str] = msgspec.field(default_factory=list)
+    retired_memory_ids: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    error: str | None = None
+
+
+class RetainResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to a retain request."""
+
+    success: bool
+    bank_id: str
+    items_count: int
+    memory_ids: list[str]
+    items: list[ItemOutcome] = msgspec.field(default_factory=list)
+    usage: Usage | None = None
+    operation_id: str | None = None

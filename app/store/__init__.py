@@ -1,0 +1,1 @@
+"""Everything that touches Neo4j, Qdrant or the embedding model lives here."""

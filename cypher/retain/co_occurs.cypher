@@ -1,0 +1,11 @@
+// One CO_OCCURS edge per entity pair (stored from the smaller id to the larger), counting the
+// facts that name both.
+// params: $bank_id, $pairs [{a, b, count, at}] with a < b
+// mode: write
+UNWIND $pairs AS p
+MATCH (a:Entity {bank_id: $bank_id, id: p.a})
+MATCH (b:Entity {bank_id: $bank_id, id: p.b})
+MERGE (a)-[r:CO_OCCURS]->(b)
+ON CREATE SET r.count = 0, r.first_at = p.at, r.last_at = p.at
+SET r.count = r.count + p.count,
+    r.last_at = CASE WHEN p.at > r.last_at THEN p.at ELSE r.last_at END

@@ -1,0 +1,6 @@
+// The vector store confirmed these facts' vectors: they become visible to recall.
+// params: $bank_id, $memory_ids
+// mode: write
+UNWIND $memory_ids AS id
+MATCH (m:Memory {bank_id: $bank_id, id: id})
+SET m.vector_pending = false

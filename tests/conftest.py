@@ -1,0 +1,85 @@
+"""Shared fixtures: a Neo4j reserved for tests, settings, and the real app over real HTTP.
+
+The test Neo4j has its own data directory and ports (MNEMO_TEST_*; scripts/test sets them and
+starts it; plain `pytest` starts it too), so tests never touch the service's data.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.config import Settings, load_settings
+from app.store.local_neo4j import neo4j_script
+from tests.support.live_server import live_server
+
+pytest_plugins = ["tests.support.fake_openai"]
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_DATA_DIR = Path(os.environ.get("MNEMO_TEST_DATA_DIR", ROOT / ".data" / "test"))
+TEST_BOLT_PORT = int(os.environ.get("MNEMO_TEST_NEO4J_BOLT_PORT", "7697"))
+TEST_HTTP_PORT = int(os.environ.get("MNEMO_TEST_NEO4J_HTTP_PORT", "7484"))
+
+
+def make_settings(data_dir: Path, **overrides: object) -> Settings:
+    """Settings for a test: the test Neo4j, vectors and models under ``data_dir``."""
+    values: dict[str, object] = {
+        "data_dir": str(data_dir),
+        "neo4j_uri": f"bolt://127.0.0.1:{TEST_BOLT_PORT}",
+        "neo4j_bolt_port": TEST_BOLT_PORT,
+        "neo4j_http_port": TEST_HTTP_PORT,
+    }
+    values.update(overrides)
+    return load_settings({}, **values)
+
+
+@pytest.fixture(scope="session")
+def test_neo4j() -> str:
+    """Start (or reuse) the test Neo4j; returns its Bolt URI."""
+    local = load_settings(
+        {},
+        data_dir=str(TEST_DATA_DIR),
+        neo4j_bolt_port=TEST_BOLT_PORT,
+        neo4j_http_port=TEST_HTTP_PORT,
+    )
+    assert neo4j_script(local, "start", quiet=True) == 0, "the test Neo4j did not start"
+    return local.bolt_uri
+
+
+@pytest.fixture(scope="session")
+def settings(test_neo4j: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings of the shared test server (its own Qdrant Edge shard)."""
+    return make_settings(tmp_path_factory.mktemp("mnemo-data"))
+
+
+@pytest.fixture(scope="session")
+def base_url(settings: Settings) -> Iterator[str]:
+    """The real app served over HTTP on loopback for the whole session."""
+    with live_server(settings) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def http(base_url: str) -> Iterator[httpx.Client]:
+    """An HTTP client bound to the shared test server."""
+    with httpx.Client(base_url=base_url, timeout=120.0) as client:
+        yield client
+
+
+@pytest.fixture
+def bank_id() -> str:
+    """A fresh bank id (not yet created)."""
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def bank(http: httpx.Client, bank_id: str) -> str:
+    """A fresh bank in `local` mode; returns its id."""
+    response = http.put(f"/v1/default/banks/{bank_id}", json={"name": "test bank"})
+    assert response.status_code == 201, response.text
+    return bank_id
