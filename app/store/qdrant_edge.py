@@ -1,0 +1,429 @@
+"""The embedded vector store: the Qdrant engine in-process via ``qdrant-edge-py``.
+
+One shard holds every bank (the payload's ``bank_id`` separates them), persisted under
+``<data_dir>/qdrant/<collection>``. It is a library, not a server: the shard's write-ahead log
+is locked by the process that opens it, so exactly one process may own the directory (a second
+one gets :class:`app.errors.Unavailable`); several workers need a Qdrant server instead.
+
+Measured facts that shape this adapter (qdrant-edge-py 0.9, two cores):
+
+* ``EdgeShard`` calls hold the GIL for their whole duration. ``optimize()`` (the HNSW build)
+  takes ~0.5-1 ms per point, so running it in a background thread would freeze the whole
+  process, event loop included, for the build (a ticking thread got no turn for 125 s while
+  100k points were indexed). It is therefore never run behind the
+  caller's back while serving: :meth:`EdgeVectorStore.open` runs it when enough points are
+  waiting for an index (a start-up cost, before any request), and :meth:`EdgeVectorStore.optimize`
+  lets an operator run it on purpose. Unindexed points are still found: Qdrant searches
+  unindexed segments exhaustively, restricted to the bank through the tenant payload index, so
+  the cost grows with the bank's size, not the shard's.
+* Writes are appended to the write-ahead log before ``update`` returns: a process killed without
+  ``close`` (even SIGKILL) loses no acknowledged write; the next ``load`` replays the log.
+  ``flush()`` persists the segments themselves (and so survives an OS crash or power loss too)
+  and lets the log be truncated; it runs when the retain pipeline asks (after each retain; ~10 ms
+  for a small batch), every ``flush_every_points`` written points (replaying 50k logged points
+  takes ~1.4 s at start), and on ``close``. It is skipped when nothing was written since.
+* The HNSW layout is Qdrant's multi-tenant recipe: no global graph (``m=0``), one graph per bank
+  (``payload_m=16`` on the ``is_tenant`` ``bank_id`` index), built only for banks whose vectors
+  outgrow ``full_scan_threshold`` (10 MB, about 6,500 384-d points); smaller banks are always
+  searched exactly. Every search is filtered by bank, so a global graph would only cost time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+import qdrant_edge as qe
+
+from app.config import Settings
+from app.errors import Unavailable
+from app.store.vectors import (
+    INDEXED_FLOATS,
+    INDEXED_KEYWORDS,
+    AllOf,
+    AnyOf,
+    Condition,
+    CountAtMost,
+    IsEmpty,
+    Match,
+    MatchAny,
+    MemoryState,
+    Range,
+    VectorFilter,
+    VectorHit,
+    VectorPoint,
+    bank_condition,
+    canonical_id,
+    filter_plan,
+    payload_dict,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Vector = npt.NDArray[np.float32]
+
+# Points per engine call: big enough to amortise the call, small enough that a search queued
+# behind a large upsert waits for one batch (a few ms), not for the whole upsert.
+WRITE_BATCH = 1_000
+SCROLL_PAGE = 10_000
+HNSW_M_PER_BANK = 16
+HNSW_EF_CONSTRUCT = 100
+FULL_SCAN_THRESHOLD_KB = 10_000
+# Candidates kept while walking a bank's HNSW graph. Qdrant's default (ef_construct) found 71% of
+# the exact top 20 on random 384-d vectors under a fact-type filter; 256 found 89% for ~1 ms
+# more. Unindexed segments are searched exactly whatever this says.
+HNSW_EF_SEARCH = 256
+
+
+class EdgeStats(msgspec.Struct, frozen=True):
+    """What the shard reports about itself."""
+
+    points: int
+    indexed_points: int
+    segments: int
+
+    @property
+    def unindexed(self) -> int:
+        """Points outside an indexed segment, searched exhaustively.
+
+        Mostly the points written since the last optimize; a segment smaller than Qdrant's
+        indexing threshold (10 MB of vectors) stays unindexed even after one, by design.
+        """
+        return max(self.points - self.indexed_points, 0)
+
+
+class EdgeVectorStore:
+    """:class:`app.store.vectors.VectorStore` over an in-process Qdrant Edge shard."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        dim: int,
+        optimize_on_open_min_points: int | None = 20_000,
+        flush_every_points: int = 50_000,
+    ) -> None:
+        """Describe the store; nothing is read or written until :meth:`open`.
+
+        ``optimize_on_open_min_points``: build the HNSW index at open when at least that many
+        points wait for it (None: never at open). ``flush_every_points``: flush on its own after
+        that many written points, besides the explicit :meth:`flush` calls.
+        """
+        self.path = Path(path)
+        self.dim = dim
+        self.optimize_on_open_min_points = optimize_on_open_min_points
+        self.flush_every_points = flush_every_points
+        self._shard: qe.EdgeShard | None = None
+        # One engine call at a time: the binding serialises on the GIL anyway, and the lock
+        # also orders calls against close() so that none runs on a released shard.
+        self._lock = threading.Lock()
+        self._unflushed = 0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EdgeVectorStore:
+        """Build the store the settings describe (no I/O)."""
+        return cls(
+            settings.data_path / "qdrant" / settings.qdrant_collection, dim=settings.embedding_dim
+        )
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Create or load the shard and its payload indexes (idempotent).
+
+        A freshly opened shard with at least ``optimize_on_open_min_points`` unindexed points is
+        optimized here, before the caller serves anything (see the module docstring).
+        """
+        if not await asyncio.to_thread(self._open_sync):
+            return
+        stats = await self.stats()
+        threshold = self.optimize_on_open_min_points
+        if threshold is not None and stats.unindexed >= threshold:
+            log.info("indexing %d vectors before serving", stats.unindexed)
+            started = time.perf_counter()
+            try:
+                await self.optimize()
+            except Exception:  # searches stay correct (exhaustive) without the index
+                log.exception("indexing the Qdrant Edge shard failed; serving unindexed")
+            else:
+                log.info("indexed in %.1f s", time.perf_counter() - started)
+
+    def _open_sync(self) -> bool:
+        """Open the shard unless it is open; return True if this call opened it."""
+        with self._lock:
+            if self._shard is not None:
+                return False
+            config = self._config()
+            try:
+                if (self.path / "edge_config.json").exists():
+                    shard = qe.EdgeShard.load(str(self.path), config)
+                else:
+                    self.path.mkdir(parents=True, exist_ok=True)
+                    shard = qe.EdgeShard.create(str(self.path), config)
+            except Exception as exc:  # the binding raises bare Exception with a message
+                raise Unavailable(_open_error(self.path, exc)) from exc
+            try:
+                existing = set(shard.info().payload_schema)
+                for field, schema in _payload_indexes().items():
+                    if field not in existing:
+                        shard.update(qe.UpdateOperation.create_field_index(field, schema))
+            except Exception:
+                shard.close()  # release the directory lock: a retry must be able to open it
+                raise
+            self._shard = shard
+            return True
+
+    def _config(self) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=self.dim, distance=qe.Distance.Cosine),
+            hnsw_config=qe.HnswIndexConfig(
+                m=0,
+                ef_construct=HNSW_EF_CONSTRUCT,
+                full_scan_threshold=FULL_SCAN_THRESHOLD_KB,
+                payload_m=HNSW_M_PER_BANK,
+            ),
+        )
+
+    async def close(self) -> None:
+        """Flush and release the shard (and its directory lock); idempotent."""
+        await asyncio.to_thread(self._close_sync)
+
+    def _close_sync(self) -> None:
+        with self._lock:
+            shard, self._shard = self._shard, None
+            if shard is None:
+                return
+            try:
+                shard.flush()
+            finally:
+                shard.close()
+                self._unflushed = 0
+
+    async def healthy(self) -> bool:
+        """Return True when the shard is open and answers a count."""
+        try:
+            await self._run(lambda shard: shard.count(qe.CountRequest(exact=False)))
+        except Unavailable:  # not open (yet, or any more): nothing to report
+            return False
+        except Exception:  # any failure means "not usable now" to the readiness probe
+            log.exception("Qdrant Edge health check failed")
+            return False
+        return True
+
+    async def flush(self) -> None:
+        """Persist the segments (writes are already in the write-ahead log)."""
+        await self._run(self._flush_locked)
+
+    def _flush_locked(self, shard: qe.EdgeShard) -> None:
+        if self._unflushed:
+            shard.flush()
+            self._unflushed = 0
+
+    async def optimize(self) -> bool:
+        """Build the HNSW index over the points written since the last optimize.
+
+        Blocks the whole process while it runs (the engine holds the GIL): call it at start-up
+        or from maintenance, never on the request path. Returns True if anything changed.
+        """
+        return await self._run(lambda shard: shard.optimize())
+
+    async def stats(self) -> EdgeStats:
+        """Report points, indexed points and segments of the shard."""
+
+        def read(shard: qe.EdgeShard) -> EdgeStats:
+            info = shard.info()
+            return EdgeStats(info.points_count, info.indexed_vectors_count, info.segments_count)
+
+        return await self._run(read)
+
+    # --- writes ---------------------------------------------------------------------------
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points, in engine calls of at most ``WRITE_BATCH`` points.
+
+        Every id and vector is checked before the first write, so a bad point fails the whole
+        call instead of leaving part of it written.
+        """
+        ids = [canonical_id(point.id) for point in points]
+        vectors = [self._checked_vector(point) for point in points]
+        for start in range(0, len(points), WRITE_BATCH):
+            stop = start + WRITE_BATCH
+            batch = list(zip(ids[start:stop], vectors[start:stop], points[start:stop], strict=True))
+
+            # Built in the worker thread: converting a point for the binding costs ~30 µs
+            # (mostly the payload), which would otherwise stall the event loop.
+            def build(batch: list[tuple[str, Vector, VectorPoint]] = batch) -> qe.UpdateOperation:
+                return qe.UpdateOperation.upsert_points(
+                    [qe.Point(i, v.tolist(), payload_dict(p.payload)) for i, v, p in batch]
+                )
+
+            await self._write(build, len(batch))
+
+    def _checked_vector(self, point: VectorPoint) -> Vector:
+        vector = np.asarray(point.vector, dtype=np.float32)
+        if vector.shape != (self.dim,):
+            raise ValueError(
+                f"vector of point {point.id} has shape {vector.shape}, expected ({self.dim},)"
+            )
+        return vector
+
+    async def set_state(self, bank_id: str, ids: Sequence[str], state: MemoryState) -> None:
+        """Change the ``state`` payload of the given points of one bank."""
+        if ids:
+            where = _ids_of_bank(bank_id, ids)
+            await self._write(
+                lambda: qe.UpdateOperation.set_payload_by_filter(where, {"state": state}), len(ids)
+            )
+
+    async def delete(self, bank_id: str, ids: Sequence[str]) -> None:
+        """Remove points of one bank by id (ids of other banks are left alone)."""
+        if ids:
+            where = _ids_of_bank(bank_id, ids)
+            await self._write(lambda: qe.UpdateOperation.delete_points_by_filter(where), len(ids))
+
+    async def delete_bank(self, bank_id: str) -> None:
+        """Remove every point of a bank."""
+        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+        await self._write(lambda: qe.UpdateOperation.delete_points_by_filter(where), 1)
+
+    async def _write(self, operation: Callable[[], qe.UpdateOperation], points: int) -> None:
+        """Apply one update (built in the worker thread) and flush every ``flush_every_points``."""
+
+        def apply(shard: qe.EdgeShard) -> None:
+            shard.update(operation())
+            self._unflushed += points
+            if self._unflushed >= self.flush_every_points:
+                self._flush_locked(shard)
+
+        await self._run(apply)
+
+    # --- reads ----------------------------------------------------------------------------
+
+    async def search(
+        self, vector: Sequence[float], where: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Nearest neighbours by cosine similarity within the filter, best first."""
+        plan = filter_plan(where)
+        if plan is None or limit <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (self.dim,):
+            raise ValueError(f"query vector has shape {query.shape}, expected ({self.dim},)")
+        request = qe.QueryRequest(
+            query=qe.Query.Nearest(query.tolist()),
+            filter=qe.Filter(must=[_condition(c) for c in plan]),
+            limit=limit,
+            params=qe.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, limit)),
+            with_payload=False,
+            with_vector=False,
+        )
+        points = await self._run(lambda shard: shard.query(request))
+        return [VectorHit(str(point.id), float(point.score)) for point in points]
+
+    async def ids(self, bank_id: str) -> set[str]:
+        """Return every point id of a bank."""
+        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+
+        def scroll_all(shard: qe.EdgeShard) -> set[str]:
+            found: set[str] = set()
+            offset: Any = None
+            while True:
+                records, offset = shard.scroll(
+                    qe.ScrollRequest(
+                        offset=offset,
+                        limit=SCROLL_PAGE,
+                        filter=where,
+                        with_payload=False,
+                        with_vector=False,
+                    )
+                )
+                found.update(str(record.id) for record in records)
+                if offset is None:
+                    return found
+
+        # One locked call: pages of one scroll never interleave with writes.
+        return await self._run(scroll_all)
+
+    async def count(self, bank_id: str) -> int:
+        """Return how many points a bank has."""
+        request = qe.CountRequest(
+            exact=True, filter=qe.Filter(must=[_condition(bank_condition(bank_id))])
+        )
+        return await self._run(lambda shard: shard.count(request))
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    async def _run(self, call: Callable[[qe.EdgeShard], T]) -> T:
+        """Run one engine call in a worker thread, under the lock, on the open shard."""
+        return await asyncio.to_thread(self._locked, call)
+
+    def _locked(self, call: Callable[[qe.EdgeShard], T]) -> T:
+        with self._lock:
+            if self._shard is None:
+                raise Unavailable(f"the Qdrant Edge shard at {self.path} is not open")
+            return call(self._shard)
+
+
+def _payload_indexes() -> dict[str, qe.KeywordIndexParams | qe.FloatIndexParams]:
+    """Return the payload index of every filtered field.
+
+    ``bank_id`` is the tenant key: points are grouped by bank on disk and get one HNSW graph per
+    bank. The other fields only narrow searches; graphs per fact type or tag would cost build
+    time for nothing, hence ``enable_hnsw=False``.
+    """
+    indexes: dict[str, qe.KeywordIndexParams | qe.FloatIndexParams] = {
+        field: qe.KeywordIndexParams(enable_hnsw=False) for field in INDEXED_KEYWORDS
+    }
+    indexes["bank_id"] = qe.KeywordIndexParams(is_tenant=True)
+    indexes.update({field: qe.FloatIndexParams(enable_hnsw=False) for field in INDEXED_FLOATS})
+    return indexes
+
+
+def _ids_of_bank(bank_id: str, ids: Sequence[str]) -> qe.Filter:
+    point_ids: set[qe.PointId] = {canonical_id(point_id) for point_id in ids}
+    return qe.Filter(must=[qe.HasIdCondition(point_ids), _condition(bank_condition(bank_id))])
+
+
+def _condition(condition: Condition) -> qe.FieldCondition | qe.IsEmptyCondition | qe.Filter:
+    """Translate one node of the filter plan into the engine's filter classes."""
+    match condition:
+        case Match(key, value):
+            return qe.FieldCondition(key, match=qe.MatchValue(value))
+        case MatchAny(key, values):
+            return qe.FieldCondition(key, match=qe.MatchAny(list(values)))
+        case Range(key, gte, lte):
+            return qe.FieldCondition(key, range=qe.RangeFloat(gte=gte, lte=lte))
+        case IsEmpty(key):
+            return qe.IsEmptyCondition(key)
+        case CountAtMost(key, n):
+            return qe.FieldCondition(key, values_count=qe.ValuesCount(lte=n))
+        case AnyOf(conditions):
+            return qe.Filter(should=[_condition(c) for c in conditions])
+        case AllOf(conditions):
+            return qe.Filter(must=[_condition(c) for c in conditions])
+    raise TypeError(f"unknown filter condition {condition!r}")
+
+
+def _open_error(path: Path, exc: Exception) -> str:
+    message = str(exc)
+    if "WouldBlock" in message:
+        return (
+            f"the Qdrant Edge shard at {path} is in use by another process: the embedded "
+            "store allows one process (run one worker, or set MNEMO_QDRANT_URL to use a "
+            "Qdrant server)"
+        )
+    if "ncompatible" in message:
+        return (
+            f"the Qdrant Edge shard at {path} was built for other vectors ({message}); "
+            "choose another MNEMO_QDRANT_COLLECTION or MNEMO_DATA_DIR after changing the model"
+        )
+    return f"cannot open the Qdrant Edge shard at {path}: {message}"
