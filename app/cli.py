@@ -40,6 +40,32 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reconcile(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import msgspec
+
+    from app.runtime import Runtime
+
+    from app.store.local_neo4j import ensure_local_neo4j
+
+    settings = load_settings()
+    if settings.uses_local_neo4j:
+        ensure_local_neo4j(settings)
+
+    async def run() -> str:
+        async with Runtime.open(settings, background=False) as runtime:
+            reconciler = runtime.reconciler
+            if args.bank:
+                report = await reconciler.reconcile_bank(args.bank)
+            else:
+                report = await reconciler.reconcile_all()
+            return msgspec.json.encode(report).decode()
+
+    sys.stdout.write(asyncio.run(run()) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """All sub-commands."""
     parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for AI agents.")
@@ -48,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8888)")
     serve.set_defaults(handler=_serve)
+    reconcile = sub.add_parser(
+        "reconcile",
+        help="repair differences between Neo4j and the vector store (stop the service first "
+        "when it uses the embedded Qdrant Edge)",
+    )
+    reconcile.add_argument("--bank", default=None, help="only this bank")
+    reconcile.set_defaults(handler=_reconcile)
     return parser
 
 

@@ -49,12 +49,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 2
+    llm_concurrency: int = 4
 
     # Request limits: over them the API answers 413/400 naming the limit.
     max_item_chars: int = 500_000
     max_items_per_request: int = 1_000
     max_query_chars: int = 2_000
     max_request_bytes: int = 64 * 1024 * 1024
+
+    # Finish vector writes a crash left pending when the service starts.
+    reconcile_on_start: bool = True
+    # Test-only: "crash_after_graph_write" exits between the Neo4j and the vector write.
+    fault_injection: str | None = None
 
     # HTTP server defaults for `mnemo serve`.
     host: str = "127.0.0.1"

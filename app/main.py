@@ -15,6 +15,8 @@ from app.api.banks import BankController
 from app.api.deps import DEPENDENCIES
 from app.api.errors import EXCEPTION_HANDLERS
 from app.api.health import HealthController
+from app.api.memories import RetainController
+from app.api.operations import OperationController
 from app.config import Settings, load_settings
 from app.runtime import Runtime
 
@@ -38,7 +40,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     metrics = PrometheusConfig(app_name="mnemo", prefix="mnemo", group_path=True)
     return Litestar(
-        route_handlers=[HealthController, BankController, MetricsController],
+        route_handlers=[
+            HealthController,
+            BankController,
+            RetainController,
+            OperationController,
+            MetricsController,
+        ],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,

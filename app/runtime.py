@@ -14,6 +14,14 @@ import msgspec
 
 from app.config import Settings
 from app.curate.banks import BankService
+from app.resolve.exact import ExactResolver
+from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction
+from app.retain.limits import RetainLimits
+from app.retain.llm_extract import LlmExtractor
+from app.retain.local_extract import ChunksExtractor, LocalExtractor
+from app.retain.operations import OperationRunner
+from app.retain.pipeline import RetainPipeline
+from app.retain.reconcile import Reconciler
 from app.store.cypher import CypherRegistry
 from app.store.embeddings import Embedder
 from app.store.graph import Graph
@@ -44,18 +52,42 @@ class Runtime:
     """Everything a request may need, built once per process."""
 
     def __init__(
-        self, settings: Settings, graph: Graph, vectors: VectorStore, embedder: Embedder
+        self,
+        settings: Settings,
+        graph: Graph,
+        vectors: VectorStore,
+        embedder: Embedder,
+        extractors: dict[str, Extractor],
     ) -> None:
         self.settings = settings
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.banks = BankService(graph, vectors, llm_configured=settings.llm_configured)
+        self.retainer = RetainPipeline(
+            graph=graph,
+            vectors=vectors,
+            embedder=embedder,
+            banks=self.banks,
+            extractors=extractors,
+            resolver=ExactResolver(),
+            limits=RetainLimits(
+                max_item_chars=settings.max_item_chars,
+                max_items_per_request=settings.max_items_per_request,
+            ),
+            fault_injection=settings.fault_injection,
+        )
+        self.operations = OperationRunner(graph, self.retainer)
+        self.reconciler = Reconciler(graph, vectors, embedder)
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, settings: Settings) -> AsyncIterator[Runtime]:
-        """Connect to Neo4j, open the vector store, load the embedder; close all on exit."""
+    async def open(cls, settings: Settings, *, background: bool = True) -> AsyncIterator[Runtime]:
+        """Connect to Neo4j, open the vector store, load the models; close all on exit.
+
+        ``background``: repair pending vector writes and resume unfinished operations (the
+        service does; one-shot commands such as ``mnemo reconcile`` do their own work).
+        """
         async with AsyncExitStack() as stack:
             graph = Graph.connect(
                 settings.bolt_uri,
@@ -70,7 +102,14 @@ class Runtime:
             await vectors.open()
             stack.push_async_callback(vectors.close)
             embedder = await Embedder.load(settings)
-            yield cls(settings, graph, vectors, embedder)
+            extractors = await _extractors(settings, stack)
+            runtime = cls(settings, graph, vectors, embedder, extractors)
+            if background:
+                if settings.reconcile_on_start:
+                    await runtime.reconciler.repair_pending()
+                await runtime.operations.start()
+                stack.push_async_callback(runtime.operations.stop)
+            yield runtime
 
     async def readiness(self) -> Readiness:
         """Probe each dependency."""
@@ -79,3 +118,18 @@ class Runtime:
             vector_store=await self.vectors.healthy(),
             embedder=await self.embedder.healthy(),
         )
+
+
+async def _extractors(settings: Settings, stack: AsyncExitStack) -> dict[str, Extractor]:
+    """One extractor per extraction mode; the LLM modes only when an endpoint is configured."""
+    local = OfflineExtraction(await LocalExtractor.aload(settings.spacy_model))
+    extractors: dict[str, Extractor] = {
+        "local": local,
+        "chunks": OfflineExtraction(ChunksExtractor()),
+    }
+    if settings.llm_configured:
+        llm = LlmExtractor.from_settings(settings)
+        stack.push_async_callback(llm.aclose)
+        shared = LlmExtraction(llm, concurrency=settings.llm_concurrency)
+        extractors.update(dict.fromkeys(("concise", "verbose", "custom", "verbatim"), shared))
+    return extractors

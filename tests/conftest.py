@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import neo4j
 import pytest
 
 from app.config import Settings, load_settings
 from app.store.local_neo4j import neo4j_script
+from tests.support.helpers import GraphProbe
 from tests.support.live_server import live_server
 
 pytest_plugins = ["tests.support.fake_openai"]
@@ -83,3 +85,10 @@ def bank(http: httpx.Client, bank_id: str) -> str:
     response = http.put(f"/v1/default/banks/{bank_id}", json={"name": "test bank"})
     assert response.status_code == 201, response.text
     return bank_id
+
+
+@pytest.fixture(scope="session")
+def graph_probe(test_neo4j: str) -> Iterator[GraphProbe]:
+    """Inspect the test Neo4j directly (tests never write through it)."""
+    with neo4j.GraphDatabase.driver(test_neo4j, notifications_min_severity="OFF") as driver:
+        yield GraphProbe(driver)

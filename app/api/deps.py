@@ -6,16 +6,18 @@ from typing import Annotated
 
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
-from litestar.params import Parameter
+from litestar.params import FromPath, PathParameter, QueryParameter
 
 from app.curate.banks import BANK_ID_PATTERN, BankService
+from app.retain.operations import OperationRunner
+from app.retain.pipeline import RetainPipeline
 from app.runtime import Runtime
 
 # Every bank-scoped path declares its id with this type: the pattern is checked before any
 # handler runs, and a bad id is a 400 that names the parameter.
 BankId = Annotated[
     str,
-    Parameter(
+    PathParameter(
         pattern=BANK_ID_PATTERN,
         min_length=1,
         max_length=64,
@@ -23,9 +25,13 @@ BankId = Annotated[
     ),
 ]
 Banks = NamedDependency[BankService]
+Retainer = NamedDependency[RetainPipeline]
+Operations = NamedDependency[OperationRunner]
 RuntimeDep = NamedDependency[Runtime]
-Limit = Annotated[int, Parameter(ge=1, le=1000, description="page size")]
-Offset = Annotated[int, Parameter(ge=0, description="items to skip")]
+# Ids of memories, entities, documents, operations… inside a bank.
+ItemId = FromPath[str]
+Limit = Annotated[int, QueryParameter(ge=1, le=1000, description="page size")]
+Offset = Annotated[int, QueryParameter(ge=0, description="items to skip")]
 
 
 def runtime(state: State) -> Runtime:
@@ -39,7 +45,19 @@ def banks(state: State) -> BankService:
     return runtime(state).banks
 
 
+def retainer(state: State) -> RetainPipeline:
+    """The retain pipeline."""
+    return runtime(state).retainer
+
+
+def operations(state: State) -> OperationRunner:
+    """Async operations."""
+    return runtime(state).operations
+
+
 DEPENDENCIES = {
     "runtime": Provide(runtime, sync_to_thread=False),
     "banks": Provide(banks, sync_to_thread=False),
+    "retainer": Provide(retainer, sync_to_thread=False),
+    "operations": Provide(operations, sync_to_thread=False),
 }

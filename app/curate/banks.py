@@ -165,11 +165,16 @@ class BankService:
 
     async def get(self, bank_id: str) -> Bank:
         """One bank with its counts; NotFound when absent."""
+        bank = await self.config(bank_id)
+        return msgspec.structs.replace(bank, counts=(await self._counts([bank_id]))[bank_id])
+
+    async def config(self, bank_id: str) -> Bank:
+        """The bank's configuration without counts (cheap: read on every retain)."""
         check_bank_id(bank_id)
         row = await self._graph.row("banks/get", {"bank_id": bank_id}, _BankRow)
         if row is None:
             raise NotFound(f"bank {bank_id!r} not found")
-        return await self._with_counts(row.bank)
+        return _to_bank(row.bank, BankCounts())
 
     async def require(self, bank_id: str) -> None:
         """Raise NotFound unless the bank exists (cheap: no counts)."""

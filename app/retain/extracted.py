@@ -51,3 +51,11 @@ class ExtractionResult(msgspec.Struct, frozen=True, kw_only=True):
     facts: tuple[ExtractedFact, ...]
     warnings: tuple[str, ...] = ()
     usage: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+class ExtractionInput(msgspec.Struct, frozen=True, kw_only=True):
+    """One chunk to extract, with the item's timestamp and the caller's context line."""
+
+    text: str
+    timestamp: datetime | None = None
+    context: str | None = None

@@ -51,11 +51,10 @@ class ItemOutcome(msgspec.Struct, frozen=True, kw_only=True):
 
     index: int
     document_id: str
-    status: str  # created | updated | unchanged | failed
+    status: str  # created | updated | unchanged
     memory_ids: list[str] = msgspec.field(default_factory=list)
     retired_memory_ids: list[str] = msgspec.field(default_factory=list)
     warnings: list[str] = msgspec.field(default_factory=list)
-    error: str | None = None
 
 
 class RetainResponse(msgspec.Struct, frozen=True, kw_only=True):

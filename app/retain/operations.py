@@ -1,0 +1,273 @@
+"""Async retains: an operation is recorded in Neo4j, worked in the background, and survives
+a restart (pending or running operations are resumed when the service starts again).
+
+Items are retained in batches. When a batch fails, its items are retried one at a time, so one
+bad item fails loudly (its index and error are recorded) and loses nothing else. Re-running an
+interrupted batch is safe: every item carries a fixed document id and the same content again
+writes nothing new.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from app.errors import MnemoError, NotFound
+from app.retain.items import RetainItem
+from app.retain.pipeline import RetainPipeline
+from app.store.graph import Graph
+
+log = logging.getLogger(__name__)
+
+OperationStatus = Literal["pending", "running", "completed", "failed"]
+# An operation interrupted this many times is failed instead of resumed again: something in
+# it probably kills the process.
+MAX_ATTEMPTS = 3
+BATCH_ITEMS = 50
+
+
+class ItemError(msgspec.Struct, frozen=True):
+    """Why one item of an operation failed."""
+
+    index: int
+    error: str
+
+
+class Operation(msgspec.Struct, frozen=True, kw_only=True):
+    """An async retain as the API shows it."""
+
+    id: str
+    bank_id: str
+    type: str
+    status: OperationStatus
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    items_count: int = 0
+    items_done: int = 0
+    memories_count: int = 0
+    attempts: int = 0
+    errors: list[ItemError] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class OperationPage(msgspec.Struct, frozen=True):
+    """One page of a bank's operations."""
+
+    items: list[Operation]
+    limit: int
+    offset: int
+
+
+class _Stored(msgspec.Struct, kw_only=True):
+    id: str
+    bank_id: str
+    type: str
+    status: OperationStatus
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    items_count: int = 0
+    items_done: int = 0
+    memories_count: int = 0
+    attempts: int = 0
+    errors_json: str = "[]"
+    warnings: list[str] | None = None
+
+
+class _Row(msgspec.Struct):
+    operation: _Stored
+
+
+class _Unfinished(msgspec.Struct):
+    bank_id: str
+    id: str
+    attempts: int
+
+
+class _Progress(msgspec.Struct, kw_only=True):
+    done: int = 0
+    memories: int = 0
+    errors: list[ItemError] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+    def params(self) -> dict[str, object]:
+        return {
+            "items_done": self.done,
+            "memories_count": self.memories,
+            "errors_json": msgspec.json.encode(self.errors).decode(),
+            "warnings": self.warnings[-100:],
+        }
+
+
+class OperationRunner:
+    """Records, runs and reports async retains; one background worker per process."""
+
+    def __init__(self, graph: Graph, pipeline: RetainPipeline) -> None:
+        self._graph = graph
+        self._pipeline = pipeline
+        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Resume what a previous process left unfinished, then start the worker."""
+        for row in await self._graph.rows("operations/unfinished", {}, _Unfinished):
+            if row.attempts >= MAX_ATTEMPTS:
+                await self._finish(
+                    row.bank_id,
+                    row.id,
+                    "failed",
+                    _Progress(
+                        errors=[ItemError(-1, f"interrupted {row.attempts} times; not resumed")]
+                    ),
+                )
+            else:
+                log.info("resuming operation %s of bank %s", row.id, row.bank_id)
+                self._queue.put_nowait((row.bank_id, row.id))
+        self._worker = asyncio.create_task(self._work(), name="mnemo-operations")
+
+    async def stop(self) -> None:
+        """Stop the worker; an operation in progress stays `running` and resumes next start."""
+        if self._worker is not None:
+            self._worker.cancel()
+            try:
+                await self._worker
+            except asyncio.CancelledError:
+                pass
+            self._worker = None
+
+    async def submit(self, bank_id: str, items: Sequence[RetainItem]) -> str:
+        """Check and record a retain, queue it, and return its operation id at once."""
+        self._pipeline.check(items)
+        # Fix document ids now, so that a resumed run upserts the same documents.
+        fixed = [
+            item
+            if item.document_id
+            else msgspec.structs.replace(item, document_id=str(uuid.uuid4()))
+            for item in items
+        ]
+        operation_id = str(uuid.uuid4())
+        rows = await self._graph.run(
+            "operations/create",
+            {
+                "bank_id": bank_id,
+                "id": operation_id,
+                "type": "retain",
+                "items_count": len(fixed),
+                "request_json": msgspec.json.encode(fixed).decode(),
+            },
+        )
+        if not rows:
+            raise NotFound(f"bank {bank_id!r} not found")
+        self._queue.put_nowait((bank_id, operation_id))
+        return operation_id
+
+    async def get(self, bank_id: str, operation_id: str) -> Operation:
+        """One operation; NotFound when it is not in this bank."""
+        row = await self._graph.row(
+            "operations/get", {"bank_id": bank_id, "id": operation_id}, _Row
+        )
+        if row is None:
+            raise NotFound(f"operation {operation_id!r} not found in bank {bank_id!r}")
+        return _to_operation(row.operation)
+
+    async def page(self, bank_id: str, *, limit: int, offset: int) -> OperationPage:
+        """A bank's operations, newest first."""
+        rows = await self._graph.rows(
+            "operations/list", {"bank_id": bank_id, "limit": limit, "offset": offset}, _Row
+        )
+        return OperationPage(
+            items=[_to_operation(r.operation) for r in rows], limit=limit, offset=offset
+        )
+
+    async def wait_idle(self) -> None:
+        """Wait until every queued operation has been worked (tests and shutdown)."""
+        await self._queue.join()
+
+    async def _work(self) -> None:
+        while True:
+            bank_id, operation_id = await self._queue.get()
+            try:
+                await self._run(bank_id, operation_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the worker must survive anything one operation does
+                log.exception("operation %s failed unexpectedly", operation_id)
+                await self._finish(
+                    bank_id,
+                    operation_id,
+                    "failed",
+                    _Progress(errors=[ItemError(-1, "internal error; see the service log")]),
+                )
+            finally:
+                self._queue.task_done()
+
+    async def _run(self, bank_id: str, operation_id: str) -> None:
+        rows = await self._graph.run("operations/start", {"bank_id": bank_id, "id": operation_id})
+        if not rows or rows[0]["request_json"] is None:
+            return
+        items = msgspec.json.decode(rows[0]["request_json"], type=list[RetainItem])
+        progress = _Progress()
+        for start in range(0, len(items), BATCH_ITEMS):
+            batch = items[start : start + BATCH_ITEMS]
+            await self._retain_batch(bank_id, batch, start, progress)
+            progress.done = start + len(batch)
+            await self._graph.run(
+                "operations/progress", {"bank_id": bank_id, "id": operation_id, **progress.params()}
+            )
+        failed_all = len(progress.errors) == len(items)
+        await self._finish(bank_id, operation_id, "failed" if failed_all else "completed", progress)
+
+    async def _retain_batch(
+        self, bank_id: str, batch: Sequence[RetainItem], offset: int, progress: _Progress
+    ) -> None:
+        try:
+            response = await self._pipeline.retain(bank_id, batch)
+        except MnemoError as exc:
+            if isinstance(exc, NotFound) or len(batch) == 1:
+                progress.errors.extend(ItemError(offset + i, exc.detail) for i in range(len(batch)))
+                return
+        except Exception as exc:
+            if len(batch) == 1:
+                log.exception("item %d of an operation failed", offset)
+                progress.errors.append(ItemError(offset, f"{type(exc).__name__}: {exc}"))
+                return
+        else:
+            progress.memories += len(response.memory_ids)
+            progress.warnings.extend(w for item in response.items for w in item.warnings)
+            return
+        # The batch failed: retry its items one by one so only the bad one is lost.
+        for i, item in enumerate(batch):
+            await self._retain_batch(bank_id, [item], offset + i, progress)
+
+    async def _finish(
+        self, bank_id: str, operation_id: str, status: OperationStatus, progress: _Progress
+    ) -> None:
+        await self._graph.run(
+            "operations/finish",
+            {"bank_id": bank_id, "id": operation_id, "status": status, **progress.params()},
+        )
+
+
+def _to_operation(stored: _Stored) -> Operation:
+    return Operation(
+        id=stored.id,
+        bank_id=stored.bank_id,
+        type=stored.type,
+        status=stored.status,
+        created_at=stored.created_at,
+        started_at=stored.started_at,
+        finished_at=stored.finished_at,
+        items_count=stored.items_count,
+        items_done=stored.items_done,
+        memories_count=stored.memories_count,
+        attempts=stored.attempts,
+        errors=msgspec.json.decode(stored.errors_json, type=list[ItemError]),
+        warnings=list(stored.warnings or ()),
+    )

@@ -1,0 +1,519 @@
+"""The retain pipeline: items become documents, chunks, facts, entities, links and vectors.
+
+Phases, in this order (the order is what keeps the two stores honest):
+
+1. prepare (no lock): check limits, plan each document against its stored chunks, extract the
+   chunks that changed, embed the new facts, find their semantic neighbours in the vector store;
+2. write (one Neo4j transaction, bank lock first): documents and chunks, retired facts, entity
+   resolution, facts (``vector_pending``), mentions, co-occurrences, temporal/semantic/causal
+   links — all or nothing;
+3. publish: upsert the vectors, flush, then clear ``vector_pending``. Recall ignores pending
+   facts; if the process dies before this phase ends, reconciliation finishes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from app.curate.banks import Bank, BankService
+from app.resolve.normalise import name_key
+from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
+from app.retain.chunking import Chunk, content_hash, split_content
+from app.retain.documents import DocumentPlan, StoredDocument, plan_document
+from app.retain.extracted import (
+    ExtractedEntity,
+    ExtractedFact,
+    ExtractionInput,
+    ExtractionResult,
+)
+from app.retain.extractors import ExtractionSettings, Extractor
+from app.retain.items import ItemOutcome, RetainItem, RetainResponse, Usage
+from app.retain.limits import RetainLimits, check_items
+from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs, temporal_weight
+from app.store.embeddings import Embedder
+from app.store.graph import Graph, Tx, to_native
+from app.store.search_keys import bank_key, tag_tokens
+from app.store.vectors import VectorFilter, VectorPayload, VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+
+# Test-only fault injection (MNEMO_FAULT_INJECTION): die between the graph and the vector write.
+CRASH_AFTER_GRAPH_WRITE = "crash_after_graph_write"
+
+
+class PreparedFact(msgspec.Struct, kw_only=True):
+    """A new fact with everything needed to write it."""
+
+    id: str
+    item_index: int
+    document_id: str
+    chunk_id: str
+    fact: ExtractedFact
+    mentioned_at: datetime
+    context: str | None
+    tags: tuple[str, ...]
+    metadata_json: str | None
+    resolve: bool
+    caused_by: tuple[str, ...] = ()
+
+    @property
+    def occurred_start(self) -> datetime:
+        """Event time; the mention time when the text gave none."""
+        return self.fact.occurred_start or self.mentioned_at
+
+    @property
+    def occurred_end(self) -> datetime:
+        """End of the event; its start when the text gave none."""
+        return self.fact.occurred_end or self.occurred_start
+
+
+class PreparedItem(msgspec.Struct, kw_only=True):
+    """One item after planning and extraction."""
+
+    index: int
+    item: RetainItem
+    plan: DocumentPlan
+    facts: list[PreparedFact] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    retired_memory_ids: list[str] = msgspec.field(default_factory=list)
+
+
+class _StoredDocRow(msgspec.Struct):
+    document_id: str
+    content_hash: str
+    chunks: list[dict[str, object]]
+
+
+class RetainPipeline:
+    """Retains a batch of items into one bank."""
+
+    def __init__(
+        self,
+        *,
+        graph: Graph,
+        vectors: VectorStore,
+        embedder: Embedder,
+        banks: BankService,
+        extractors: dict[str, Extractor],
+        resolver: EntityResolver,
+        limits: RetainLimits,
+        links: LinkPolicy = DEFAULT_LINKS,
+        fault_injection: str | None = None,
+    ) -> None:
+        self._graph = graph
+        self._vectors = vectors
+        self._embedder = embedder
+        self._banks = banks
+        self._extractors = extractors
+        self._resolver = resolver
+        self._limits = limits
+        self._links = links
+        self._fault = fault_injection
+
+    def check(self, items: Sequence[RetainItem]) -> None:
+        """Validate a request before anything is written (raises InvalidInput/PayloadTooLarge)."""
+        check_items(items, self._limits)
+
+    async def retain(self, bank_id: str, items: Sequence[RetainItem]) -> RetainResponse:
+        """Retain ``items`` (already given document ids where the caller wants them stable)."""
+        bank = await self._banks.config(bank_id)
+        self.check(items)
+        now = datetime.now(UTC)
+        prepared, usage = await self._prepare(bank, items, now)
+        fresh = [f for p in prepared for f in p.facts]
+        vectors = await self._embedder.embed([f.fact.text for f in fresh])
+        semantic = await self._semantic_links(bank.id, fresh, vectors)
+        await self._write(bank, prepared, fresh, semantic)
+        if self._fault == CRASH_AFTER_GRAPH_WRITE:
+            log.critical("fault injection: exiting between the graph and the vector write")
+            os._exit(97)
+        retired = [m for p in prepared for m in p.retired_memory_ids]
+        await self._publish(bank.id, fresh, vectors, retired)
+        return _response(bank.id, prepared, usage)
+
+    # -- prepare ------------------------------------------------------------------------------
+
+    async def _prepare(
+        self, bank: Bank, items: Sequence[RetainItem], now: datetime
+    ) -> tuple[list[PreparedItem], Usage]:
+        chunked = [split_content(item.content) for item in items]
+        doc_ids = [item.document_id or str(uuid.uuid4()) for item in items]
+        stored = await self._stored_documents(bank.id, doc_ids)
+        prepared = [
+            PreparedItem(
+                index=i,
+                item=item,
+                plan=plan_document(
+                    doc_ids[i], content_hash(item.content), chunked[i], stored.get(doc_ids[i])
+                ),
+            )
+            for i, item in enumerate(items)
+        ]
+        jobs: list[tuple[PreparedItem, str, Chunk]] = [
+            (p, c.chunk_id, c.chunk) for p in prepared for c in p.plan.to_extract
+        ]
+        extractor = self._extractors[bank.retain_extraction_mode]
+        results = await extractor.extract(
+            [
+                ExtractionInput(text=chunk.text, timestamp=p.item.timestamp, context=p.item.context)
+                for p, _, chunk in jobs
+            ],
+            ExtractionSettings(
+                mode=bank.retain_extraction_mode,
+                mission=bank.retain_mission,
+                custom_instructions=bank.retain_custom_instructions,
+            ),
+        )
+        usage = Counter[str]()
+        for (p, chunk_id, _), result in zip(jobs, results, strict=True):
+            usage.update(result.usage)
+            p.warnings.extend(result.warnings)
+            p.facts.extend(_facts_of(p, chunk_id, result, now))
+        return prepared, Usage(
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            total_tokens=usage["total_tokens"],
+        )
+
+    async def _stored_documents(
+        self, bank_id: str, document_ids: list[str]
+    ) -> dict[str, StoredDocument]:
+        rows = await self._graph.rows(
+            "retain/document_state",
+            {"bank_id": bank_id, "document_ids": document_ids},
+            _StoredDocRow,
+        )
+        return {
+            r.document_id: msgspec.convert(
+                {"content_hash": r.content_hash, "chunks": r.chunks}, StoredDocument
+            )
+            for r in rows
+        }
+
+    async def _semantic_links(
+        self, bank_id: str, facts: Sequence[PreparedFact], vectors: npt.NDArray[np.float32]
+    ) -> list[Link]:
+        links = semantic_pairs([f.id for f in facts], vectors, self._links)
+        where = VectorFilter(bank_id=bank_id)
+        for fact, vector in zip(facts, vectors, strict=True):
+            hits = await self._vectors.search(vector, where, self._links.semantic_top_k)
+            links.extend(
+                Link(fact.id, hit.id, round(hit.score, 4))
+                for hit in hits
+                if hit.score >= self._links.semantic_threshold
+            )
+        return links
+
+    # -- write --------------------------------------------------------------------------------
+
+    async def _write(
+        self,
+        bank: Bank,
+        prepared: Sequence[PreparedItem],
+        fresh: Sequence[PreparedFact],
+        semantic: Sequence[Link],
+    ) -> None:
+        active = [p for p in prepared if p.plan.status != "unchanged"]
+        async with self._graph.transaction() as tx:
+            await tx.run("retain/lock_bank", {"bank_id": bank.id})
+            await self._write_documents(tx, bank.id, active)
+            await self._retire(tx, bank.id, active)
+            resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
+            await self._write_facts(tx, bank.id, fresh, resolved)
+            await self._write_links(tx, bank.id, fresh, semantic)
+
+    async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
+        await tx.run(
+            "retain/upsert_documents",
+            {
+                "bank_id": bank_id,
+                "documents": [
+                    {
+                        "id": p.plan.document_id,
+                        "content_hash": p.plan.content_hash,
+                        "original_text": p.item.content,
+                        "tags": list(p.item.tags or ()),
+                        "metadata_json": _metadata_json(p.item),
+                        "context": p.item.context,
+                    }
+                    for p in items
+                ],
+            },
+        )
+        await tx.run(
+            "retain/upsert_chunks",
+            {
+                "bank_id": bank_id,
+                "chunks": [
+                    {
+                        "id": c.chunk_id,
+                        "document_id": p.plan.document_id,
+                        "index": c.chunk.index,
+                        "text": c.chunk.text,
+                        "content_hash": c.chunk.content_hash,
+                    }
+                    for p in items
+                    for c in p.plan.chunks
+                ],
+            },
+        )
+
+    async def _retire(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
+        """Invalidate the facts of chunks that left their document (kept for audit)."""
+        owner = {c: p for p in items for c in p.plan.retired_chunk_ids}
+        if not owner:
+            return
+        rows = await tx.run(
+            "retain/retire_chunks",
+            {
+                "bank_id": bank_id,
+                "chunk_ids": list(owner),
+                "reason": "its chunk was removed from the document",
+            },
+        )
+        for row in rows:
+            owner[row["chunk_id"]].retired_memory_ids.extend(row["memory_ids"])
+
+    async def _write_facts(
+        self,
+        tx: Tx,
+        bank_id: str,
+        facts: Sequence[PreparedFact],
+        resolved: Sequence[Sequence[ResolvedMention]],
+    ) -> None:
+        await tx.run(
+            "retain/create_memories",
+            {
+                "bank_id": bank_id,
+                "bank_key": bank_key(bank_id),
+                "memories": [
+                    _memory_row(f, entities) for f, entities in zip(facts, resolved, strict=True)
+                ],
+            },
+        )
+        mentions = [
+            {"memory_id": f.id, "entity_id": r.entity_id, "mention": r.mention, "at": f.mentioned_at}
+            for f, entities in zip(facts, resolved, strict=True)
+            for r in _distinct_entities(entities)
+        ]
+        await tx.run("retain/create_mentions", {"bank_id": bank_id, "mentions": mentions})
+        await tx.run(
+            "retain/co_occurs",
+            {"bank_id": bank_id, "pairs": _co_occurrences(facts, resolved)},
+        )
+
+    async def _write_links(
+        self, tx: Tx, bank_id: str, facts: Sequence[PreparedFact], semantic: Sequence[Link]
+    ) -> None:
+        causal = [
+            {"source": f.id, "target": cause, "weight": 1.0} for f in facts for cause in f.caused_by
+        ]
+        neighbours = await tx.run(
+            "retain/temporal_neighbours",
+            {
+                "bank_id": bank_id,
+                "facts": [{"id": f.id, "at": f.occurred_start} for f in facts],
+                "k": self._links.temporal_neighbours,
+            },
+        )
+        at = {f.id: f.occurred_start for f in facts}
+        temporal: dict[frozenset[str], dict[str, object]] = {}
+        for row in neighbours:
+            pair = frozenset((row["source"], row["target"]))
+            # Two new facts find each other: one edge per pair is enough.
+            temporal.setdefault(
+                pair,
+                {
+                    "source": row["source"],
+                    "target": row["target"],
+                    "weight": temporal_weight(at[row["source"]], to_native(row["at"]), self._links),
+                },
+            )
+        for name, links in (
+            ("retain/link_caused_by", causal),
+            ("retain/link_temporal", list(temporal.values())),
+            ("retain/link_semantic", [msgspec.structs.asdict(link) for link in semantic]),
+        ):
+            if links:
+                await tx.run(name, {"bank_id": bank_id, "links": links})
+
+    # -- publish ------------------------------------------------------------------------------
+
+    async def _publish(
+        self,
+        bank_id: str,
+        facts: Sequence[PreparedFact],
+        vectors: npt.NDArray[np.float32],
+        retired: Sequence[str],
+    ) -> None:
+        if facts:
+            await self._vectors.upsert(
+                [
+                    VectorPoint(id=f.id, vector=vector.tolist(), payload=_payload(bank_id, f))
+                    for f, vector in zip(facts, vectors, strict=True)
+                ]
+            )
+        if retired:
+            await self._vectors.set_state(bank_id, retired, "invalidated")
+        await self._vectors.flush()
+        written = [f.id for f in facts] + list(retired)
+        if written:
+            await self._graph.run(
+                "retain/vectors_written", {"bank_id": bank_id, "memory_ids": written}
+            )
+
+
+# -- pure helpers ---------------------------------------------------------------------------
+
+
+def _metadata_json(item: RetainItem) -> str | None:
+    return msgspec.json.encode(item.metadata).decode() if item.metadata else None
+
+
+def _facts_of(
+    prepared: PreparedItem, chunk_id: str, result: ExtractionResult, now: datetime
+) -> list[PreparedFact]:
+    item = prepared.item
+    mentioned_at = _utc(item.timestamp) if item.timestamp else now
+    caller = tuple(ExtractedEntity(text=e.text, type=e.type or "") for e in item.entities or ())
+    facts = [
+        PreparedFact(
+            id=str(uuid.uuid4()),
+            item_index=prepared.index,
+            document_id=prepared.plan.document_id,
+            chunk_id=chunk_id,
+            fact=msgspec.structs.replace(fact, entities=_merge_entities(fact.entities, caller)),
+            mentioned_at=mentioned_at,
+            context=item.context,
+            tags=tuple(sorted(set(item.tags or ()))),
+            metadata_json=_metadata_json(item),
+            resolve=item.resolve_entities,
+        )
+        for fact in result.facts
+    ]
+    for fact in facts:
+        fact.caused_by = tuple(
+            facts[i].id for i in fact.fact.caused_by if 0 <= i < len(facts) and facts[i] is not fact
+        )
+    return facts
+
+
+def _merge_entities(
+    extracted: Sequence[ExtractedEntity], caller: Sequence[ExtractedEntity]
+) -> tuple[ExtractedEntity, ...]:
+    """Caller-supplied entities join every fact; a name already extracted is not repeated."""
+    seen = {name_key(e.text) for e in extracted}
+    merged = list(extracted)
+    for entity in caller:
+        key = name_key(entity.text)
+        if key and key not in seen:
+            seen.add(key)
+            merged.append(entity)
+    return tuple(merged)
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _to_resolve(fact: PreparedFact) -> FactToResolve:
+    return FactToResolve(
+        memory_id=fact.id,
+        at=fact.mentioned_at,
+        content=fact.fact.text,
+        mentions=tuple(
+            MentionToResolve(text=e.text, type=e.type, aliases=e.aliases, resolve=fact.resolve)
+            for e in fact.fact.entities
+        ),
+    )
+
+
+def _distinct_entities(entities: Sequence[ResolvedMention]) -> list[ResolvedMention]:
+    """One MENTIONS edge per fact and entity (the first surface text wins)."""
+    seen: set[str] = set()
+    out = []
+    for r in entities:
+        if r.entity_id not in seen:
+            seen.add(r.entity_id)
+            out.append(r)
+    return out
+
+
+def _co_occurrences(
+    facts: Sequence[PreparedFact], resolved: Sequence[Sequence[ResolvedMention]]
+) -> list[dict[str, object]]:
+    counts: Counter[tuple[str, str]] = Counter()
+    last: dict[tuple[str, str], datetime] = {}
+    for fact, entities in zip(facts, resolved, strict=True):
+        ids = sorted({r.entity_id for r in entities})
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                counts[(a, b)] += 1
+                last[(a, b)] = max(last.get((a, b), fact.mentioned_at), fact.mentioned_at)
+    return [{"a": a, "b": b, "count": n, "at": last[(a, b)]} for (a, b), n in counts.items()]
+
+
+def _memory_row(fact: PreparedFact, entities: Sequence[ResolvedMention]) -> dict[str, object]:
+    names = {r.canonical_name for r in entities} | {r.mention for r in entities}
+    return {
+        "id": fact.id,
+        "text": fact.fact.text,
+        "context": fact.context,
+        "fact_type": fact.fact.fact_type,
+        "fact_kind": fact.fact.fact_kind,
+        "occurred_start": fact.occurred_start,
+        "occurred_end": fact.occurred_end,
+        "mentioned_at": fact.mentioned_at,
+        "tags": list(fact.tags),
+        "tag_tokens": tag_tokens(fact.tags),
+        "metadata_json": fact.metadata_json,
+        "document_id": fact.document_id,
+        "chunk_id": fact.chunk_id,
+        "entity_names": " · ".join(sorted(names)),
+        "where": fact.fact.where,
+        "who": fact.fact.who,
+        "why": fact.fact.why,
+    }
+
+
+def _payload(bank_id: str, fact: PreparedFact) -> VectorPayload:
+    return VectorPayload(
+        bank_id=bank_id,
+        fact_type=fact.fact.fact_type,
+        state="valid",
+        tags=fact.tags,
+        occurred_start=fact.occurred_start.timestamp(),
+        occurred_end=fact.occurred_end.timestamp(),
+        mentioned_at=fact.mentioned_at.timestamp(),
+    )
+
+
+def _response(bank_id: str, prepared: Sequence[PreparedItem], usage: Usage) -> RetainResponse:
+    outcomes = [
+        ItemOutcome(
+            index=p.index,
+            document_id=p.plan.document_id,
+            status=p.plan.status,
+            memory_ids=[f.id for f in p.facts],
+            retired_memory_ids=p.retired_memory_ids,
+            warnings=p.warnings,
+        )
+        for p in prepared
+    ]
+    return RetainResponse(
+        success=True,
+        bank_id=bank_id,
+        items_count=len(prepared),
+        memory_ids=[f.id for p in prepared for f in p.facts],
+        items=outcomes,
+        usage=usage if usage.total_tokens else None,
+    )

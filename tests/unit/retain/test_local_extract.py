@@ -1,0 +1,400 @@
+"""Local extraction: sentence facts, spaCy entities, stated aliases, dates, fact types."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from app.errors import Unavailable
+from app.retain.chunking import split_content
+from app.retain.extracted import ExtractedEntity, ExtractedFact, ExtractionResult
+from app.retain.extracted import ExtractionInput
+from app.retain.local_extract import ChunksExtractor, LocalExtractor
+
+# Monday 8 May 2023, 14:00 UTC: the first LoCoMo session.
+REF = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> LocalExtractor:
+    return LocalExtractor.load()
+
+
+def facts(
+    extractor: LocalExtractor,
+    text: str,
+    *,
+    timestamp: datetime | None = REF,
+    context: str | None = None,
+) -> list[ExtractedFact]:
+    return list(extractor.extract(text, timestamp=timestamp, context=context).facts)
+
+
+def entity(fact: ExtractedFact, name: str) -> ExtractedEntity:
+    matches = [e for e in fact.entities if e.text == name]
+    assert matches, f"{name!r} not among {[e.text for e in fact.entities]}"
+    return matches[0]
+
+
+def names(fact: ExtractedFact) -> set[str]:
+    return {e.text for e in fact.entities}
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+
+def test_turn_keeps_its_speaker_and_resolves_yesterday_to_the_whole_day(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(extractor, "Caroline: I went to a support group yesterday.")
+
+    assert fact.text == "Caroline: I went to a support group yesterday."
+    assert fact.occurred_start == datetime(2023, 5, 7, tzinfo=UTC)
+    assert fact.occurred_end == datetime(2023, 5, 7, 23, 59, 59, 999999, tzinfo=UTC)
+    assert fact.fact_kind == "event"
+    assert entity(fact, "Caroline").type == "person"
+    assert fact.fact_type == "world"
+
+
+def test_later_sentences_of_a_turn_repeat_the_speaker(extractor: LocalExtractor) -> None:
+    result = facts(
+        extractor,
+        "Caroline: I went to the LGBTQ support group yesterday. It was so powerful and moving.",
+    )
+
+    assert [f.text for f in result] == [
+        "Caroline: I went to the LGBTQ support group yesterday.",
+        "Caroline: It was so powerful and moving.",
+    ]
+    assert all(entity(f, "Caroline").type == "person" for f in result)
+
+
+def test_coarse_year_spans_the_whole_year(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Melanie painted that lake sunrise in 2015.")
+
+    assert fact.occurred_start == datetime(2015, 1, 1, tzinfo=UTC)
+    assert fact.occurred_end == datetime(2015, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def test_sentence_without_a_date_leaves_occurrence_to_the_pipeline(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(extractor, "Melanie loves painting landscapes with her kids.")
+
+    assert fact.occurred_start is None and fact.occurred_end is None
+    assert fact.fact_kind == "conversation"
+
+
+def test_without_timestamp_relative_dates_stay_open_and_absolute_ones_resolve(
+    extractor: LocalExtractor,
+) -> None:
+    relative, absolute = facts(
+        extractor,
+        "I went to the support group yesterday. We moved here in 2015 from Sweden.",
+        timestamp=None,
+    )
+
+    assert relative.occurred_start is None
+    assert absolute.occurred_start == datetime(2015, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text", ["ok", "lol", "Thanks!", "Melanie: Wow!", "Hey Mel!", "haha yes"])
+def test_short_fragments_are_dropped(extractor: LocalExtractor, text: str) -> None:
+    assert facts(extractor, text) == []
+
+
+def test_empty_sentences_are_dropped_when_the_turn_says_more(extractor: LocalExtractor) -> None:
+    result = facts(extractor, "Caroline: Yes, I did. I felt so accepted at the pride parade.")
+
+    assert [f.text for f in result] == ["Caroline: I felt so accepted at the pride parade."]
+
+
+def test_a_turn_of_only_small_talk_still_keeps_what_it_says(extractor: LocalExtractor) -> None:
+    # An answer like this is evidence for the question before it: nothing is lost.
+    result = facts(extractor, "Melanie: Yes, I did it!")
+
+    assert [f.text for f in result] == ["Melanie: Yes, I did it!"]
+
+
+def test_conversation_chunk_lines_are_turns(extractor: LocalExtractor) -> None:
+    chunk = split_content(
+        json.dumps(
+            [
+                {"role": "user", "content": "I moved to Lisbon in 2015 with my partner."},
+                {"role": "assistant", "content": "I saved that you live in Lisbon since 2015."},
+            ]
+        )
+    )[0]
+
+    user, agent = facts(extractor, chunk.text)
+
+    assert user.text == "user: I moved to Lisbon in 2015 with my partner."
+    assert (user.fact_type, agent.fact_type) == ("world", "experience")
+    assert entity(user, "Lisbon").type == "place"
+
+
+def test_very_long_sentence_is_kept_whole(extractor: LocalExtractor) -> None:
+    sentence = (
+        "Caroline said that "
+        + ", and then ".join(f"she walked to shop number {i} on the high street" for i in range(60))
+        + "."
+    )
+
+    [fact] = facts(extractor, sentence)
+
+    assert fact.text == sentence
+    assert len(fact.text) > 3000
+
+
+def test_fact_text_is_a_verbatim_substring_for_every_kind_of_unicode(
+    extractor: LocalExtractor,
+) -> None:
+    text = (
+        "Zoë brought naïve crème brûlée to Café Ångström 👩‍👩‍👧 yesterday. "
+        "The cafe\u0301 sign uses a combining accent and the ﬁ ligature today. "
+        "مرحبا بالعالم هذا نص عربي طويل جدا. "
+        "我们昨天去了北京的博物馆。"
+    )
+
+    result = facts(extractor, text)
+
+    assert len(result) == 4
+    for fact in result:
+        assert fact.text in text
+        assert fact.text.encode("utf-8") in text.encode("utf-8")
+
+
+def test_chunk_without_sentences_gives_no_facts(extractor: LocalExtractor) -> None:
+    assert extractor.extract("   \n ").facts == ()
+
+
+# -- entities ------------------------------------------------------------------------------------
+
+
+def test_ner_finds_melanie_as_a_person(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Caroline: I met Melanie at the park near the lake.")
+
+    assert entity(fact, "Melanie").type == "person"
+
+
+def test_ner_types_are_mapped_to_coarse_labels(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "John Smith flew to Paris to visit Google with Maria last week.")
+
+    assert entity(fact, "John Smith").type == "person"
+    assert entity(fact, "Paris").type == "place"
+    assert entity(fact, "Google").type == "organization"
+
+
+def test_dates_and_numbers_are_not_entities(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Melanie ran 5 miles yesterday for 20 dollars, her third race.")
+
+    assert names(fact) == {"Melanie"}
+
+
+def test_parenthesised_code_is_recorded_as_an_alias(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "We launched the Ocean Probe 1 (OP-1) from the harbour last week.")
+
+    probe = entity(fact, "Ocean Probe 1")
+    assert probe.aliases == ("OP-1",)
+    assert "OP-1" not in names(fact)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "alias"),
+    [
+        ("Robert Smith, also known as Bob, runs the bakery.", "Robert Smith", "Bob"),
+        ("Robert Smith aka Bob runs the bakery downtown.", "Robert Smith", "Bob"),
+        (
+            "The World Health Organization (WHO) published a report.",
+            "World Health Organization",
+            "WHO",
+        ),
+        ("The OP-1 (short for Ocean Probe 1) reached the trench.", "OP-1", "Ocean Probe 1"),
+    ],
+)
+def test_stated_aliases_become_one_entity_with_two_names(
+    extractor: LocalExtractor, text: str, name: str, alias: str
+) -> None:
+    [fact] = facts(extractor, text)
+
+    assert alias in entity(fact, name).aliases
+    assert alias not in names(fact)
+
+
+def test_description_in_parentheses_is_not_an_alias(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "I visited John Smith (my cousin) in Boston last summer.")
+
+    assert all(e.aliases == () for e in fact.entities)
+
+
+def test_cjk_text_keeps_sentences_and_the_stated_alias(extractor: LocalExtractor) -> None:
+    text = "我们发射了海洋探测器1号（简称海探1）。它在2023年5月8日到达了目标海域！"
+
+    first, second = facts(extractor, text)
+
+    assert first.text == "我们发射了海洋探测器1号（简称海探1）。"
+    assert entity(first, "海洋探测器1号").aliases == ("海探1",)
+    assert second.text == "它在2023年5月8日到达了目标海域！"
+    assert second.occurred_start == datetime(2023, 5, 8, tzinfo=UTC)
+
+
+def test_latin_names_and_codes_in_cjk_text_are_entities(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "我昨天乘坐UA123航班去了Google总部。")
+
+    assert {"UA123", "Google"} <= names(fact)
+    assert fact.occurred_start == datetime(2023, 5, 7, tzinfo=UTC)
+
+
+def test_product_codes_and_proper_nouns_missed_by_ner_are_found(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(extractor, "Caroline: I joined the LGBTQ group and flew UA123 to see the OP-1.")
+
+    assert {"LGBTQ", "UA123", "OP-1"} <= names(fact)
+
+
+def test_interjection_opening_a_sentence_is_not_an_entity(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Wow, that painting of the lake looks really amazing.")
+
+    assert fact.entities == ()
+
+
+def test_entity_mentions_are_deduplicated_per_fact(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Melanie: I told Caroline that Caroline should call Caroline's mom.")
+
+    assert [e.text for e in fact.entities].count("Caroline") == 1
+    assert [e.text for e in fact.entities].count("Melanie") == 1
+
+
+def test_heading_prefixes_are_not_speakers(extractor: LocalExtractor) -> None:
+    note, place = facts(
+        extractor, "Note: the meeting moved to next week.\n\nParis: the city is lovely in spring."
+    )
+
+    assert "Note" not in names(note)
+    assert entity(place, "Paris").type == "place"
+
+
+# -- fact types ----------------------------------------------------------------------------------
+
+
+def test_agent_first_person_turn_is_an_experience(extractor: LocalExtractor) -> None:
+    agent, user = facts(
+        extractor,
+        "assistant: I booked your flight to Paris last Friday.\n"
+        "user: I need a hotel in Paris for two nights.",
+    )
+
+    assert agent.fact_type == "experience"
+    assert user.fact_type == "world"
+    assert "assistant" not in names(agent) and "user" not in names(user)
+
+
+def test_first_person_is_an_experience_when_the_context_says_the_agent_speaks(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(
+        extractor, "I fixed the deployment script and my tests pass now.", context="agent's notes"
+    )
+
+    assert fact.fact_type == "experience"
+
+
+@pytest.mark.parametrize("context", [None, "chat with the user", "user and assistant talking"])
+def test_first_person_is_world_unless_the_agent_speaks(
+    extractor: LocalExtractor, context: str | None
+) -> None:
+    [fact] = facts(
+        extractor, "I fixed the deployment script and my tests pass now.", context=context
+    )
+
+    assert fact.fact_type == "world"
+
+
+def test_third_person_statement_by_the_agent_is_world(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "assistant: The hotel in Paris has a rooftop pool.")
+
+    assert fact.fact_type == "world"
+
+
+# -- batching and loading -----------------------------------------------------------------------
+
+
+def test_extract_many_matches_extracting_one_by_one(extractor: LocalExtractor) -> None:
+    items = [
+        ExtractionInput(text="Caroline: I went to a support group yesterday.", timestamp=REF),
+        ExtractionInput(text="ok"),
+        ExtractionInput(text="我们发射了海洋探测器1号（简称海探1）。"),
+        ExtractionInput(text="I fixed it and I am proud of it.", context="assistant speaking"),
+    ]
+
+    batched = extractor.extract_many(items)
+
+    assert batched == [
+        extractor.extract(i.text, timestamp=i.timestamp, context=i.context) for i in items
+    ]
+
+
+def test_unknown_model_is_reported_as_unavailable() -> None:
+    with pytest.raises(Unavailable, match="no_such_model_xyz"):
+        LocalExtractor.load("no_such_model_xyz")
+
+
+async def test_async_load_gives_a_working_extractor() -> None:
+    loaded = await LocalExtractor.aload()
+
+    assert loaded.extract("Melanie went camping with her kids.").facts
+
+
+@pytest.mark.slow
+def test_extraction_stays_well_under_five_ms_per_sentence(extractor: LocalExtractor) -> None:
+    turns = [
+        ExtractionInput(
+            text=f"Caroline: I went to the support group {n} days ago with Melanie. "
+            "It was so powerful, and I met John from Boston there!",
+            timestamp=REF,
+        )
+        for n in range(2, 202)
+    ]
+    extractor.extract_many(turns[:10])  # warm up
+    started = time.perf_counter()
+    results = extractor.extract_many(turns)
+    elapsed = time.perf_counter() - started
+    sentences = sum(len(r.facts) for r in results)
+
+    assert sentences == 400
+    assert elapsed / sentences < 0.005
+
+
+# -- chunks mode ---------------------------------------------------------------------------------
+
+
+def test_chunks_mode_keeps_each_chunk_as_one_verbatim_fact() -> None:
+    text = "Caroline: I went to the group yesterday.\nMelanie: Nice! In 2015 I went too."
+
+    result = ChunksExtractor().extract(text, timestamp=REF)
+
+    assert result == ExtractionResult(
+        facts=(ExtractedFact(text=text, occurred_start=REF, occurred_end=REF),)
+    )
+
+
+def test_chunks_mode_without_timestamp_has_no_time() -> None:
+    [fact] = ChunksExtractor().extract("Some chunk of text.").facts
+
+    assert fact.occurred_start is None and fact.entities == ()
+
+
+def test_chunks_mode_treats_naive_timestamps_as_utc() -> None:
+    [fact] = ChunksExtractor().extract("Text.", timestamp=datetime(2023, 5, 8, 14, 0)).facts
+
+    assert fact.occurred_start == REF
+
+
+def test_chunks_mode_skips_blank_chunks() -> None:
+    assert ChunksExtractor().extract_many([ExtractionInput(text=" ")]) == [
+        ExtractionResult(facts=())
+    ]
