@@ -1,0 +1,103 @@
+"""Cluster surface variants of one name before anything is written.
+
+Within one fact, "Dr. Priya Raman … Priya" or "海洋探测器1号（简称海探1）" name one thing; within
+one retain batch, two items that both introduce "Priya Raman" must create one entity, not two.
+Both use the same guards and name relation as the resolver:
+
+- a pair links when no guard objects and its name relation scores at least ``min_score`` (or
+  the text states the alias);
+- a name that links to two names that conflict with each other ("Alex" next to "Alex Kim" and
+  "Alex Moreno") is ambiguous and stays alone;
+- groups grow by the strongest links first and never take in a name that conflicts with a
+  member (so no chain "Alex Kim" – "Alex" – "Alex Moreno").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from app.resolve.guards import pair_conflict
+from app.resolve.normalise import NameForm, name_form, name_key, type_class
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, name_relation
+
+# Inside one fact a short form next to its full form is nearly always the same thing: partial
+# person names ("Sarah" beside "Sarah Chen") link, a place inside a venue's name
+# ("Seattle" beside "Town Hall Seattle", 0.67) does not.
+IN_FACT_MIN_SCORE = 0.7
+# Across the items of one batch only near-identical names link (exact, same form, initials).
+IN_BATCH_MIN_SCORE = 0.9
+
+
+def cluster_names(
+    forms: Sequence[NameForm],
+    *,
+    stated: Iterable[tuple[int, int]] = (),
+    min_score: float = IN_FACT_MIN_SCORE,
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> list[tuple[int, ...]]:
+    """Group the indexes of ``forms`` that name the same thing; groups in first-index order.
+
+    Each form carries its own type class. ``stated`` lists index pairs that a text states to
+    be aliases (see ``aliases.stated_alias_pairs``).
+    """
+    n = len(forms)
+    stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
+    conflicts = [[_conflict(forms, i, j, stated_pairs) for j in range(n)] for i in range(n)]
+    links: list[tuple[float, int, int]] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if conflicts[i][j]:
+                continue
+            if frozenset((i, j)) in stated_pairs:
+                links.append((policy.stated_name, i, j))
+                continue
+            match = name_relation(forms[i], forms[j], policy)
+            if match is not None and match.score >= min_score:
+                links.append((match.score, i, j))
+    partners: dict[int, set[int]] = {i: set() for i in range(n)}
+    for _, i, j in links:
+        partners[i].add(j)
+        partners[j].add(i)
+    ambiguous = {
+        i for i, ps in partners.items()
+        if any(conflicts[a][b] for a in ps for b in ps if a < b)
+    }
+    group_of = list(range(n))
+    members: dict[int, list[int]] = {i: [i] for i in range(n)}
+    for _, i, j in sorted(links, key=lambda link: (-link[0], link[1], link[2])):
+        if i in ambiguous or j in ambiguous:
+            continue
+        gi, gj = group_of[i], group_of[j]
+        if gi == gj or any(conflicts[a][b] for a in members[gi] for b in members[gj]):
+            continue
+        keep, gone = min(gi, gj), max(gi, gj)
+        for m in members.pop(gone):
+            group_of[m] = keep
+            members[keep].append(m)
+    return sorted(tuple(sorted(ms)) for ms in members.values())
+
+
+def _conflict(forms: Sequence[NameForm], i: int, j: int, stated: set[frozenset[int]]) -> bool:
+    if i == j:
+        return False
+    return pair_conflict(forms[i], forms[j], stated=frozenset((i, j)) in stated) is not None
+
+
+def cluster_new_names(
+    names: Sequence[tuple[str, str | None]],
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> list[tuple[int, ...]]:
+    """Group the new names of one retain batch that must become one entity.
+
+    ``names`` are (surface text, type) of the groups that ``decide.resolve_fact`` decided to
+    create, across the items of the batch; only near-identical names link
+    (``IN_BATCH_MIN_SCORE``: exact, same form, initials), so "Dr. Priya Raman" in one item and
+    "Priya Raman" in another create one entity, while a bare "Priya" elsewhere does not join.
+    Empty names stay alone.
+    """
+    forms = [name_form(name_key(text), type_class(t)) for text, t in names]
+    live = [i for i, f in enumerate(forms) if f.key]
+    groups = cluster_names([forms[i] for i in live], min_score=IN_BATCH_MIN_SCORE, policy=policy)
+    out = [tuple(live[j] for j in g) for g in groups]
+    out.extend((i,) for i, f in enumerate(forms) if not f.key)
+    return sorted(out)

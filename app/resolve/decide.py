@@ -1,0 +1,245 @@
+"""Decide a fact's mentions: which stored entity each names, or a new one (and a review).
+
+``resolve_fact`` takes the mentions of one retain item and, per mention, the candidates the
+store's indexes returned. It clusters the mentions that name one thing (stated aliases,
+"Sarah" beside "Sarah Chen"), then decides group by group, most confident first, so that a
+mention resolved with certainty becomes context for the ambiguous ones ("Alex" next to the
+Sarah we know). Before a group is decided, the other groups count as context through every
+entity they may turn out to be (their *plausible* candidates). The pair rules are in
+``evidence``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import msgspec
+
+from app.resolve.aliases import stated_alias_pairs
+from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names
+from app.resolve.evidence import (
+    CandidateView,
+    ContextRef,
+    Subject,
+    classify,
+    rank,
+    score_candidate,
+    view,
+    views_conflict,
+)
+from app.resolve.guards import name_conflict
+from app.resolve.model import (
+    Candidate,
+    CreateAndReview,
+    Decision,
+    Evidence,
+    FactMentions,
+    GroupDecision,
+    Mention,
+    Merge,
+)
+from app.resolve.normalise import NameForm, name_form, name_key, type_class
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
+
+
+class _Group(msgspec.Struct, frozen=True):
+    """Mentions of one fact that name one thing, with the union of their candidates."""
+
+    mentions: tuple[int, ...]
+    forms: tuple[NameForm, ...]
+    stated: frozenset[str]
+    type_class: str
+    is_label: bool
+    exact_only: bool
+    views: tuple[CandidateView, ...]
+
+
+def resolve_fact(
+    fact: FactMentions,
+    candidates: Sequence[Sequence[Candidate]],
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> tuple[GroupDecision, ...]:
+    """Decide every mention of one fact; one ``GroupDecision`` per group, in mention order.
+
+    ``candidates[i]`` are the index candidates of ``fact.mentions[i]`` and of its supplied
+    aliases (exact key matches first, at most ``policy.max_candidates`` besides them). Their
+    ``neighbours`` must include every neighbour that is itself a candidate of another mention
+    of the fact, and every neighbour whose series key is that of another mention (see
+    ``model.Candidate``).
+    Mentions with an empty key are left out of every group. Deterministic: the same input
+    gives the same output, whatever the order of the candidates.
+    """
+    if len(candidates) != len(fact.mentions):
+        raise ValueError("candidates must hold one sequence per mention")
+    hub = hub_degree(fact.bank_entities, policy)
+    groups = _groups(fact, candidates, policy, hub)
+    plausible = [_plausible(g, fact.at, policy, hub) for g in groups]
+    decided: dict[int, Decision] = {}
+    while len(decided) < len(groups):
+        best: tuple[tuple[int, float, int], int, Decision] | None = None
+        for gi in range(len(groups)):
+            if gi in decided:
+                continue
+            decision = _decide_group(gi, groups, plausible, decided, fact.at, policy, hub)
+            key = _confidence(decision, gi)
+            if best is None or key > best[0]:
+                best = (key, gi, decision)
+        assert best is not None
+        decided[best[1]] = best[2]
+    return tuple(
+        GroupDecision(
+            mentions=g.mentions,
+            names=tuple(dict.fromkeys(f.key for f in g.forms)),
+            stated_names=tuple(sorted(g.stated)),
+            decision=decided[gi],
+        )
+        for gi, g in enumerate(groups)
+    )
+
+
+def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
+            policy: ResolutionPolicy, hub: float) -> list[_Group]:
+    mentions = fact.mentions
+    keys = [name_key(m.text) for m in mentions]
+    live = [i for i, k in enumerate(keys) if k]
+    forms = [name_form(keys[i], type_class(mentions[i].type)) for i in live]
+    stated_pairs = stated_alias_pairs(fact.content, [mentions[i].text for i in live])
+    # Labels and exact-only mentions cluster only with their own kind.
+    kinds = [(mentions[i].is_label, mentions[i].resolve) for i in live]
+    stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
+    clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
+    groups: list[_Group] = []
+    for cluster in _split_kinds(clusters, kinds):
+        idx = tuple(live[c] for c in cluster)
+        seen: dict[str, CandidateView] = {}
+        for i in idx:
+            for cand in candidates[i]:
+                seen.setdefault(cand.entity_id, view(cand, policy, hub))
+        stated = {
+            forms[x].key for a, b in stated_ok if a in cluster and b in cluster for x in (a, b)
+        }
+        by_key = {forms[c].key: forms[c] for c in cluster}
+        for c in cluster:
+            for alias in _supplied_aliases(mentions[live[c]], forms[c]):
+                by_key.setdefault(alias.key, alias)
+                stated.update((forms[c].key, alias.key))
+        group_forms = tuple(by_key.values())
+        groups.append(_Group(
+            mentions=idx,
+            forms=group_forms,
+            stated=frozenset(stated),
+            type_class=next((f.type_class for f in group_forms if f.type_class), ""),
+            is_label=mentions[idx[0]].is_label,
+            exact_only=not mentions[idx[0]].resolve,
+            views=tuple(seen.values()),
+        ))
+    return groups
+
+
+def _supplied_aliases(mention: Mention, own: NameForm) -> list[NameForm]:
+    """The aliases a caller or extractor supplied for a mention, minus those a guard refuses.
+
+    A supplied alias is a stated one: it skips the token guard, never the number guard
+    ("Ocean Probe 1" may be "OP-1", not "OP-2").
+    """
+    out = []
+    for text in mention.aliases:
+        alias = name_form(name_key(text), own.type_class)
+        if alias.key and alias.key != own.key and name_conflict(own, alias, stated=True) is None:
+            out.append(alias)
+    return out
+
+
+def _split_kinds(clusters: list[tuple[int, ...]], kinds: list[tuple[bool, bool]],
+                 ) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    for cluster in clusters:
+        by_kind: dict[tuple[bool, bool], list[int]] = {}
+        for c in cluster:
+            by_kind.setdefault(kinds[c], []).append(c)
+        out.extend(tuple(v) for v in by_kind.values())
+    return sorted(out)
+
+
+def _subject(group: _Group, at: datetime, context: tuple[ContextRef, ...],
+             exclude: frozenset[str], hub: float) -> Subject:
+    return Subject(
+        names=group.forms, stated=group.stated, type_class=group.type_class, first=at, last=at,
+        context=context, context_mass=sum(r.mass for r in context), exclude=exclude,
+        is_label=group.is_label, exact_only=group.exact_only, hub=hub,
+    )
+
+
+def _series(group: _Group) -> str:
+    return next((f.series for f in group.forms if f.series), "")
+
+
+def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float,
+               ) -> ContextRef:
+    """The entities a group may turn out to be, as a context reference for the others.
+
+    A group with no plausible entity (a new name) still carries its series key, so that
+    "Sprint 16" can be a sibling of a candidate's "Sprint 14".
+    """
+    subject = _subject(group, at, (), frozenset(), hub)
+    ids: list[str] = []
+    weights: list[float] = []
+    for cand in group.views:
+        result = score_candidate(subject, cand, policy)
+        if isinstance(result, Evidence) and result.name.score >= policy.plausible_name:
+            ids.append(cand.candidate.entity_id)
+            weights.append(neighbour_weight(cand.candidate.degree, policy, hub))
+    return ContextRef(tuple(ids), tuple(weights), _series(group))
+
+
+def _decide_group(gi: int, groups: Sequence[_Group], plausible: Sequence[ContextRef],
+                  decided: Mapping[int, Decision], at: datetime, policy: ResolutionPolicy,
+                  hub: float) -> Decision:
+    refs: list[ContextRef] = []
+    taken: set[str] = set()
+    for hi, other in enumerate(groups):
+        if hi == gi:
+            continue
+        done = decided.get(hi)
+        if isinstance(done, Merge):
+            taken.add(done.entity_id)
+            refs.append(_committed_ref(other, done.entity_id, plausible[hi], policy, hub))
+        elif done is None:
+            refs.append(plausible[hi])
+        else:  # a new entity: nothing to share yet, but its series may have siblings
+            refs.append(ContextRef((), (), _series(other)))
+    subject = _subject(groups[gi], at, tuple(refs), frozenset(taken), hub)
+    views = {v.candidate.entity_id: v for v in groups[gi].views}
+    ranked, rejected = rank(subject, views.values(), policy)
+    return classify(subject, ranked, rejected, views, policy)
+
+
+def _committed_ref(group: _Group, chosen: str, plausible: ContextRef,
+                   policy: ResolutionPolicy, hub: float) -> ContextRef:
+    """Context reference of a group merged into ``chosen``.
+
+    The chosen entity, plus the group's other plausible entities that are not its namesakes:
+    those may be the same thing stored twice (an earlier "apart"), and this fact links them.
+    Namesakes of the chosen entity ("Alex Moreno" when "Alex" went to Alex Kim) drop out.
+    """
+    views = {v.candidate.entity_id: v for v in group.views}
+    chosen_view = views[chosen]
+    ids = [chosen]
+    weights = [neighbour_weight(chosen_view.candidate.degree, policy, hub)]
+    for i, w in zip(plausible.ids, plausible.weights, strict=True):
+        if i != chosen and not views_conflict(chosen_view, views[i]):
+            ids.append(i)
+            weights.append(w)
+    return ContextRef(tuple(ids), tuple(weights), _series(group))
+
+
+def _confidence(decision: Decision, gi: int) -> tuple[int, float, int]:
+    """Commit order: merges before reviews before creates, higher score first, then index."""
+    if isinstance(decision, Merge):
+        return (2, decision.score, -gi)
+    if isinstance(decision, CreateAndReview):
+        return (1, decision.evidence[0].score, -gi)
+    return (0, 0.0, -gi)
+
+

@@ -1,0 +1,369 @@
+"""Evidence for one subject against its candidates: the pair rules shared by every decision.
+
+A *subject* is what is being resolved: a group of mentions of one fact (``decide``) or a
+stored entity whose evidence changed (``reconsider``). For each candidate, in order:
+
+1. Exclusions: an entity a reviewer decided is different, or one already taken by another
+   mention of the same fact, is out.
+2. Controlled vocabularies: a label only matches a label with an identical key.
+3. ``resolve_entities: false``: only candidates with an identical key stay in.
+4. Guards (types, numbers/codes, tokens; ``guards``) between the full (maximal) names of
+   both sides; stated aliases are exempt from the token guard.
+5. Score = name·0.5 + context·0.3 + salience·0.2 (``scoring.ResolutionPolicy``), rounded.
+6. Best score ≥ merge threshold and no namesake within the tie margin → merge; a namesake
+   within the margin → create + review; grey zone → create + review; else create.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+import msgspec
+
+from app.resolve.guards import name_conflict, type_conflict
+from app.resolve.model import (
+    Candidate,
+    Create,
+    CreateAndReview,
+    Decision,
+    Evidence,
+    Merge,
+    NameMatch,
+    Rejection,
+    SubjectSummary,
+)
+from app.resolve.normalise import NameForm, name_form, name_key, type_class
+from app.resolve.scoring import (
+    DEFAULT_POLICY,
+    ResolutionPolicy,
+    combine,
+    context_overlap,
+    familiarity,
+    maximal_names,
+    name_relation,
+    neighbour_weight,
+    recency,
+)
+
+
+class ContextRef(msgspec.Struct, frozen=True):
+    """One co-occurring thing: the entity it may be (several while unresolved) and weights."""
+
+    ids: tuple[str, ...]
+    weights: tuple[float, ...]
+    # Series key of the thing's name ("sprint #"), for sibling evidence; "" if none.
+    series: str = ""
+
+    @property
+    def mass(self) -> float:
+        """Largest weight: what the reference adds to its subject's context mass."""
+        return max(self.weights, default=0.0)
+
+
+class Subject(msgspec.Struct, frozen=True, kw_only=True):
+    """What is being resolved: a group of mentions of one fact, or a stored entity."""
+
+    names: tuple[NameForm, ...]
+    stated: frozenset[str] = frozenset()
+    type_class: str = ""
+    first: datetime
+    last: datetime
+    mention_count: int = 1
+    context: tuple[ContextRef, ...] = ()
+    context_mass: float = 0.0
+    exclude: frozenset[str] = frozenset()
+    is_label: bool = False
+    exact_only: bool = False
+    # True when the subject is a stored entity (``reconsider``): no recency between entities.
+    is_entity: bool = False
+    # Degree from which a neighbour is a hub (``scoring.hub_degree``).
+    hub: float = math.inf
+    # For an entity subject: its non-hub neighbours met in two facts or more.
+    recurring: frozenset[str] = frozenset()
+    # For an entity subject: when the evidence that triggered re-evaluation arrived (the time
+    # of the fact that changed it), or None.
+    changed_at: datetime | None = None
+
+
+class CandidateView(msgspec.Struct, frozen=True):
+    """A candidate with its derived forms, computed once per call (``view``)."""
+
+    candidate: Candidate
+    type_class: str
+    forms: tuple[NameForm, ...]
+    maximal: tuple[NameForm, ...]
+    stated: frozenset[str]
+    neighbours: Mapping[str, int]
+    # Series key -> neighbour ids of that series.
+    series: Mapping[str, tuple[str, ...]]
+    # Non-hub neighbours met in two facts or more: the entity's own recurring company.
+    recurring: frozenset[str]
+    mass: float
+
+
+def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
+         hub: float = math.inf) -> CandidateView:
+    """Derive the forms and neighbour map of a candidate."""
+    tclass = type_class(candidate.type)
+    keys = tuple(dict.fromkeys(k for k in (*candidate.names, name_key(candidate.canonical_name))
+                               if k))
+    forms = tuple(name_form(k, tclass) for k in keys)
+    stated = frozenset(candidate.stated_names)
+    neighbours = {n.entity_id: n.degree for n in candidate.neighbours}
+    series: dict[str, list[str]] = {}
+    for n in candidate.neighbours:
+        if n.series:
+            series.setdefault(n.series, []).append(n.entity_id)
+    mass = candidate.neighbour_mass
+    if mass is None:
+        mass = sum(neighbour_weight(d, policy, hub) for d in neighbours.values())
+    return CandidateView(
+        candidate=candidate,
+        type_class=tclass,
+        forms=forms,
+        maximal=tuple(maximal_names(forms, stated)),
+        stated=stated,
+        neighbours=neighbours,
+        series={k: tuple(v) for k, v in series.items()},
+        recurring=frozenset(n.entity_id for n in candidate.neighbours
+                            if n.count >= 2 and n.degree < hub),
+        mass=mass,
+    )
+
+
+def admit(subject: Subject, cand: CandidateView) -> Rejection | None:
+    """Rules 1-4 for a non-label pair: the reason a candidate is ruled out, or None."""
+    c = cand.candidate
+    if c.entity_id in subject.exclude:
+        return Rejection(c.entity_id, "excluded: decided different or taken in this fact")
+    reason = type_conflict(subject.type_class, cand.type_class)
+    if reason is not None:
+        return Rejection(c.entity_id, reason)
+    keys = {f.key for f in cand.forms}
+    if subject.exact_only and not any(f.key in keys for f in subject.names):
+        return Rejection(c.entity_id, "resolve_entities is false: exact name only")
+    reason = _names_conflict(subject, cand)
+    return None if reason is None else Rejection(c.entity_id, reason)
+
+
+def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
+                    unique_holder: bool = False) -> Evidence | Rejection:
+    """Evidence for one candidate (rule 5), or the reason it is ruled out (rules 1-4).
+
+    ``unique_holder``: no two admitted candidates are namesakes of each other, so a bare
+    given name that equals a stored one counts in full (see ``scoring.name_relation``).
+    """
+    if subject.is_label or cand.candidate.is_label:
+        return _label_match(subject, cand, policy)
+    rejection = admit(subject, cand)
+    if rejection is not None:
+        return rejection
+    c = cand.candidate
+    match = (_best_name(subject, cand.maximal, policy, unique_holder)
+             or _best_name(subject, cand.forms, policy, unique_holder))
+    if match is None:
+        return Rejection(c.entity_id, "no name relation")
+    shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
+    context = context_overlap(shared_mass, subject.context_mass, cand.mass, policy)
+    if subject.is_entity:
+        rec, fam = _pair_salience(subject, cand, policy, bare_name=match.kind == "given_name")
+    else:
+        rec = recency(subject.first, subject.last, c.first_seen, c.last_seen, policy)
+        fam = familiarity(c.mention_count, policy, bare_name=match.kind == "given_name")
+    score = combine(match.score, context, max(rec, fam), policy)
+    return Evidence(
+        entity_id=c.entity_id, name=match, context=round(context, 4), shared=shared_ids,
+        siblings=sibling_ids, recency=round(rec, 4), familiarity=round(fam, 4), score=score,
+    )
+
+
+def _label_match(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+                 ) -> Evidence | Rejection:
+    c = cand.candidate
+    keys = {f.key for f in cand.forms}
+    hit = next((f.key for f in subject.names if f.key in keys), None)
+    if not (subject.is_label and c.is_label) or hit is None:
+        return Rejection(c.entity_id, "controlled vocabulary: exact label match only")
+    reason = type_conflict(subject.type_class, cand.type_class)
+    if reason is not None:
+        return Rejection(c.entity_id, reason)
+    match = NameMatch(kind="exact", score=policy.exact_name, subject_name=hit, candidate_name=hit)
+    return Evidence(entity_id=c.entity_id, name=match, context=0.0, shared=(), recency=0.0,
+                    familiarity=0.0, score=1.0)
+
+
+def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
+    """Rule 4: number and token guards between the full names of both sides.
+
+    Only maximal names are compared: a short form an entity was also called ("alex" of
+    Alex Kim) must not let "Alex Kim" and "Alex Moreno" pass for compatible. Names stated as
+    aliases are exempt, and so is a subject name equal to a stated alias of the candidate
+    ("Bob" for the entity stated to be "Robert Smith (Bob)").
+    """
+    stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
+    ours = [f for f in maximal_names(subject.names, subject.stated)
+            if f.key not in subject.stated and f.compact not in stated_keys]
+    theirs = [f for f in cand.maximal if f.key not in cand.stated]
+    for s in ours:
+        for f in theirs:
+            reason = name_conflict(s, f)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPolicy,
+               unique_holder: bool) -> NameMatch | None:
+    best: NameMatch | None = None
+    for s in subject.names:
+        for f in forms:
+            match = name_relation(s, f, policy, unique_holder=unique_holder)
+            if match is not None and (best is None or match.score > best.score):
+                best = match
+    return best
+
+
+def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+            ) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+    """Shared context mass, with the shared ids and the sibling ids that produced it.
+
+    Per context reference: the largest weight among its ids that the candidate neighbours;
+    failing that, ``sibling_factor`` × the largest weight among the candidate's neighbours of
+    the same series (another sprint of the same team).
+    """
+    own = cand.candidate.entity_id
+    ids: list[str] = []
+    siblings: list[str] = []
+    mass = 0.0
+    for ref in subject.context:
+        hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
+                if i != own and i in cand.neighbours]
+        if hits:
+            ids.extend(i for i, _ in hits)
+            mass += max(w for _, w in hits)
+            continue
+        kin = [i for i in cand.series.get(ref.series, ()) if i != own and i not in ref.ids]
+        if ref.series and kin:
+            siblings.extend(kin)
+            best = max(neighbour_weight(cand.neighbours[i], policy, subject.hub) for i in kin)
+            mass += policy.sibling_factor * best
+    return tuple(sorted(set(ids))), tuple(sorted(set(siblings))), mass
+
+
+def _pair_salience(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
+                   bare_name: bool) -> tuple[float, float]:
+    """Recency and familiarity between two stored entities, as (recency, familiarity).
+
+    A fragment (an entity kept apart earlier) is judged as its mentions would be today: by
+    the larger entity's familiarity, and by the recency between the fact that triggered the
+    re-evaluation and the other entity (the "Lily" of Sep 8 and the "Lily" of Sep 10).
+    Interval overlap is no recency: namesakes are active at the same time.
+    But a smaller entity with recurring company of its own that the larger one lacks
+    (Meridian Health with Renata Silva twice, against Meridian Health with Daniel Park) is
+    likely a namesake: then recency counts for nothing and familiarity is discounted by the
+    smaller entity's own (minus its first mention), so established namesakes stay apart.
+    """
+    c = cand.candidate
+    mine, theirs = subject.mention_count, c.mention_count
+    if mine <= theirs:
+        small_count, small_recurring, big_neighbours = mine, subject.recurring, cand.neighbours
+    else:
+        small_count, small_recurring = theirs, cand.recurring
+        big_neighbours = {ref.ids[0]: 0 for ref in subject.context if ref.ids}
+    fam = familiarity(max(mine, theirs), policy, bare_name=bare_name)
+    if any(n not in big_neighbours for n in small_recurring):
+        return 0.0, fam * (1.0 - familiarity(small_count - 1, policy, bare_name=bare_name))
+    at = subject.changed_at
+    if at is None:
+        return 0.0, fam
+    return recency(at, at, c.first_seen, c.last_seen, policy), fam
+
+
+def rank(subject: Subject, candidates: Iterable[CandidateView], policy: ResolutionPolicy,
+         ) -> tuple[list[Evidence], list[Rejection]]:
+    """Score every candidate; evidence best first (score, then name, then id), and rejections."""
+    views = list(candidates)
+    admitted = [v for v in views
+                if not (subject.is_label or v.candidate.is_label) and admit(subject, v) is None]
+    unique = not any(
+        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1:]
+    )
+    ranked: list[Evidence] = []
+    rejected: list[Rejection] = []
+    for cand in views:
+        result = score_candidate(subject, cand, policy, unique_holder=unique)
+        if isinstance(result, Rejection):
+            rejected.append(result)
+        else:
+            ranked.append(result)
+    ranked.sort(key=lambda e: (-e.score, -e.name.score, e.entity_id))
+    return ranked, rejected
+
+
+def _is_tie(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
+    return round(best.score - rival.score, policy.score_decimals) < policy.tie_margin
+
+
+def rivals(ranked: Sequence[Evidence], views: Mapping[str, CandidateView],
+            policy: ResolutionPolicy) -> list[Evidence]:
+    """Candidates within the tie margin of the best that are namesakes of it or of each other.
+
+    Near-equal candidates whose names are compatible may be one entity stored twice (an
+    earlier "apart" awaiting evidence); they are no reason to stop a merge into the best one
+    (re-evaluation will look at the pair). Near-equal candidates whose names conflict
+    ("Alex Kim" and "Alex Moreno" for a bare "Alex") are namesakes: a tie.
+    """
+    close = [e for e in ranked[1:] if _is_tie(ranked[0], e, policy)]
+    if not close:
+        return []
+    group = [ranked[0], *close]
+    for i, a in enumerate(group):
+        for b in group[i + 1:]:
+            if views_conflict(views[a.entity_id], views[b.entity_id]):
+                return close
+    return []
+
+
+def views_conflict(a: CandidateView, b: CandidateView) -> bool:
+    """True when two candidates cannot be one entity (decided apart, names or types conflict)."""
+    if a.candidate.entity_id in b.candidate.decided_apart:
+        return True
+    if b.candidate.entity_id in a.candidate.decided_apart:
+        return True
+    subject = Subject(names=a.forms, stated=a.stated, type_class=a.type_class,
+                      first=a.candidate.first_seen, last=a.candidate.last_seen, is_entity=True)
+    return _names_conflict(subject, b) is not None or bool(
+        type_conflict(a.type_class, b.type_class))
+
+
+def classify(subject: Subject, ranked: Sequence[Evidence], rejected: Sequence[Rejection],
+             views: Mapping[str, CandidateView], policy: ResolutionPolicy) -> Decision:
+    """Rule 6: turn ranked evidence into merge / create / create-and-review.
+
+    An exact-only subject (``resolve_entities: false``) merges into its exact match whatever
+    the score: only namesakes (conflicting exact matches) stop it.
+    """
+    if not ranked:
+        return Create(reason="no compatible candidate", rejected=tuple(rejected))
+    best = ranked[0]
+    close = rivals(ranked, views, policy)
+    if best.score >= policy.merge_threshold or subject.exact_only:
+        if not close:
+            return Merge(entity_id=best.entity_id, score=best.score, evidence=best)
+        return CreateAndReview(reason="namesake tie", subject=_summary(subject),
+                               evidence=(best, *close))
+    if best.score >= policy.review_threshold:
+        return CreateAndReview(reason="grey zone", subject=_summary(subject),
+                               evidence=(best, *close))
+    return Create(reason="below review threshold", rejected=tuple(rejected))
+
+
+def _summary(subject: Subject) -> SubjectSummary:
+    return SubjectSummary(
+        names=tuple(f.key for f in subject.names),
+        type=subject.type_class or None,
+        at=subject.first,
+        context=tuple(i for ref in subject.context for i in ref.ids),
+    )

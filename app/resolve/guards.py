@@ -1,0 +1,169 @@
+"""Guards: pure checks that say why two names must NOT be merged (``None`` when compatible).
+
+Guards run before any scoring and are absolute: no amount of shared context or recency can
+merge a pair a guard rejects. Each returns a short reason string for the evidence record.
+
+- **Types** (``type_conflict``): identical type classes are compatible, unknown ("" / None) is
+  compatible with anything, and only the pairs in ``COMPATIBLE_TYPES`` cross classes. Apple the
+  customer (organization) never merges with apple the fruit (other / product).
+- **Numbers and codes** (``number_conflict``): the number tokens of both names must be the same
+  multiset, and a number on one side only is a conflict as well: Room 101 ≠ Room 102,
+  UA123 ≠ UA124, Sprint 14 ≠ Sprint 15, Claude ≠ Claude 4, GPT-4 ≠ GPT-4o ("4" vs "4o").
+- **Tokens** (``token_conflict``): every word of the shorter name needs its own counterpart in the
+  longer one: equal (accent-insensitive), an initial ("J." ↔ "John"), or, outside person names,
+  a one-letter typo in a word of five letters or more. John Smith ≠ Jane Smith, while "Sarah" ~
+  "Sarah Chen" and "J. Smith" ~ "John Smith". Words are compared whole, so a short name inside a
+  longer unrelated one is no match (Iran ≠ Tigran). A single word that is the acronym of the
+  other name is compatible ("UW" ~ "University of Washington").
+- A pair of names that the text itself states to be aliases skips the token guard (nothing in
+  "Robert, also known as Bob" aligns), but never the type and number guards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import msgspec
+from rapidfuzz.distance import Levenshtein
+
+from app.resolve.normalise import NameForm
+
+# Type classes that may name the same thing although they differ: a named software project is
+# often typed "product" by one extractor and "project" by another.
+COMPATIBLE_TYPES: frozenset[frozenset[str]] = frozenset({frozenset({"product", "project"})})
+
+# A typo counts only in words at least this long, and only outside person names (a one-letter
+# difference between person names is usually another name: Marion / Marian, Carla / Karla).
+TYPO_MIN_LENGTH = 5
+
+
+def type_conflict(a: str, b: str) -> str | None:
+    """Reason why two type classes (from ``type_class``) cannot name the same entity, or None."""
+    if not a or not b or a == b or frozenset({a, b}) in COMPATIBLE_TYPES:
+        return None
+    return f"types differ: {a} vs {b}"
+
+
+def number_conflict(a: NameForm, b: NameForm) -> str | None:
+    """Reason why the numbers or codes of two names differ, or None when they agree."""
+    if a.numbers == b.numbers:
+        return None
+    if not a.numbers or not b.numbers:
+        return "number or version on one side only"
+    return f"numbers differ: {' '.join(a.numbers)} vs {' '.join(b.numbers)}"
+
+
+class WordAlignment(msgspec.Struct, frozen=True):
+    """How the words of the shorter name matched words of the longer one."""
+
+    exact: int
+    initials: int
+    typos: int
+    # Words of the longer name left unmatched, initials excluded.
+    unmatched_long: int
+    # Initials of the longer name left unmatched ("j" of "sarah j chen" against "sarah chen").
+    extra_initials: int
+    # Words of the longer name, initials excluded.
+    long_words: int
+
+    @property
+    def matched(self) -> int:
+        """Words matched, whatever the kind."""
+        return self.exact + self.initials + self.typos
+
+
+def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignment | None:
+    """Match every word of the shorter name to a distinct word of the longer one, or None.
+
+    Equal words are matched first, then initials, then (if ``typos``) one-letter typos. With
+    equal word counts this covers both names. A name without words (only numbers) aligns with
+    anything.
+    """
+    short, long_ = (a.words, b.words) if len(a.words) <= len(b.words) else (b.words, a.words)
+    remaining = Counter(long_)
+    unmatched: list[str] = []
+    exact = 0
+    for word in short:
+        if remaining[word] > 0:
+            remaining[word] -= 1
+            exact += 1
+        else:
+            unmatched.append(word)
+    pool = list(remaining.elements())
+    initials = 0
+    typo_count = 0
+    for word in unmatched:
+        partner = _find(word, pool, _initial_match)
+        if partner is not None:
+            initials += 1
+        elif typos:
+            partner = _find(word, pool, _typo_match)
+            if partner is None:
+                return None
+            typo_count += 1
+        else:
+            return None
+        pool.remove(partner)
+    return WordAlignment(
+        exact=exact,
+        initials=initials,
+        typos=typo_count,
+        unmatched_long=sum(1 for w in pool if not is_initial(w)),
+        extra_initials=sum(1 for w in pool if is_initial(w)),
+        long_words=sum(1 for w in long_ if not is_initial(w)),
+    )
+
+
+def _find(word: str, pool: list[str], match: Callable[[str, str], bool]) -> str | None:
+    for candidate in pool:
+        if match(word, candidate):
+            return candidate
+    return None
+
+
+def is_initial(word: str) -> bool:
+    """True for a single Latin letter (the "J" of "Sarah J. Chen")."""
+    return len(word) == 1 and word.isascii() and word.isalpha()
+
+
+def _initial_match(a: str, b: str) -> bool:
+    if is_initial(a) and not is_initial(b):
+        return b.startswith(a)
+    if is_initial(b) and not is_initial(a):
+        return a.startswith(b)
+    return False
+
+
+def _typo_match(a: str, b: str) -> bool:
+    if min(len(a), len(b)) < TYPO_MIN_LENGTH or not (a.isalpha() and b.isalpha()):
+        return False
+    return a[0] == b[0] and Levenshtein.distance(a, b) <= 1
+
+
+def is_acronym_of(short: NameForm, long_: NameForm) -> bool:
+    """True when ``short`` is a single word equal to an acronym of ``long_`` ("uw")."""
+    return len(short.words) == 1 and short.words[0] in long_.acronyms
+
+
+def token_conflict(a: NameForm, b: NameForm) -> str | None:
+    """Reason why the words of two names cannot be aligned, or None when they can."""
+    if is_acronym_of(a, b) or is_acronym_of(b, a):
+        return None
+    person = "person" in (a.type_class, b.type_class)
+    if align_words(a, b, typos=not person) is not None:
+        return None
+    return f"words do not align: {' '.join(a.words)!r} vs {' '.join(b.words)!r}"
+
+
+def name_conflict(a: NameForm, b: NameForm, *, stated: bool = False) -> str | None:
+    """Number guard, then (unless the text states the alias) token guard."""
+    reason = number_conflict(a, b)
+    if reason is not None or stated:
+        return reason
+    return token_conflict(a, b)
+
+
+def pair_conflict(a: NameForm, b: NameForm, *, stated: bool = False) -> str | None:
+    """All guards for two names, each carrying its own type class (``NameForm.type_class``)."""
+    return type_conflict(a.type_class, b.type_class) or name_conflict(a, b, stated=stated)

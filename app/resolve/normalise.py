@@ -1,0 +1,293 @@
+"""The one name normalisation, and the comparison forms derived from it.
+
+``name_key`` is the identity of a surface name: Unicode NFKC, casefold, NFKC again (casefolding
+can leave unnormalised sequences), invisible format characters removed, whitespace collapsed to
+one space, and punctuation, emoji and other symbols trimmed from both ends. Inner punctuation is
+kept: it is part of names such as "UA-123", "Ortiz & Lee" or "C#", so the key of "UA-123" differs
+from the key of "UA 123"; the comparison forms below (tokens, compact form) make them equivalent
+for similarity, so the difference only decides *exact* matches. The characters ``# % & @ * +``
+stay even at the ends ("C#", "50%", "C++").
+
+**Python computes every key, the database never does.** Python's ``casefold`` and Neo4j's
+``toLower`` disagree on characters such as "İ" (U+0130: ``"İ".casefold()`` is "i̇", i followed
+by a combining dot, while Cypher lower-cases it differently) and on "ß". Mnemo therefore computes
+``name_key`` here, stores it on each name as a property (``name_key``) and Cypher only ever
+compares stored keys (``WHERE n.name_key = $key``), never ``toLower(n.name)``. "İstanbul" has the
+key "i̇stanbul" and matches itself exactly; "Istanbul" and "ISTANBUL" share the key "istanbul";
+the two keys differ only by the combining dot, which ``fold`` removes, so they are equivalent
+spellings for similarity (not an exact key match).
+
+``fold`` is the accent-insensitive comparison form (NFD, combining marks dropped, a few letters
+without a decomposition mapped: ø→o, ł→l, ı→i, æ→ae…). ``name_tokens`` splits a folded key into
+word tokens; each CJK ideograph or kana is its own token (those scripts do not separate words),
+and a digit run keeps the Latin letters that follow it ("4a", "4o") so that codes stay whole.
+``name_form`` derives everything the guards and the scorer compare, from a key and a type class.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import msgspec
+
+# Characters that stay at the ends of a name because they are part of it ("C#", "50%", "C++").
+_KEEP_AT_EDGE = frozenset("#%&@*+")
+# Format characters that carry no identity (soft hyphen, zero-width space, word joiner, BOM,
+# Mongolian vowel separator); ZWJ/ZWNJ stay because some scripts spell with them.
+_INVISIBLE = frozenset("\u00ad\u200b\u2060\ufeff\u180e")
+# Unicode categories trimmed at the ends: punctuation, other/modifier symbols (emoji, skin tones),
+# format characters, separators and controls.
+_TRIM_CATEGORIES = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "So", "Sk", "Cf", "Zs",
+                              "Zl", "Zp", "Cc"})
+# Emoji variation selectors and the keycap mark are combining marks that belong to a symbol.
+_EMOJI_MARKS = frozenset(chr(c) for c in range(0xFE00, 0xFE10)) | {"\u20e3"}
+
+# Letters that NFD does not decompose but that readers treat as accented variants.
+_FOLD_MAP = str.maketrans({
+    "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "æ": "ae", "œ": "oe",
+    "ħ": "h", "ŧ": "t", "ŋ": "n",
+})
+
+# Leading tokens that are professional or social titles, not part of a person's name. Kinship
+# words ("Aunt Florence") are not titles here: relative to the user they single out one person,
+# so "Aunt Florence" keeps two informative words while "Dr. Okafor" has one.
+PERSON_TITLES = frozenset({
+    "dr", "doctor", "prof", "professor", "mr", "mrs", "ms", "mx", "miss", "sir", "dame", "rev",
+    "hon",
+})
+# Trailing tokens that are generational or academic suffixes of a person's name.
+PERSON_SUFFIXES = frozenset({"jr", "sr", "phd", "md", "esq"})
+# Trailing tokens that are legal forms of an organisation.
+LEGAL_SUFFIXES = frozenset({
+    "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp",
+    "lp", "plc", "gmbh", "ag", "sa", "sas", "sarl", "bv", "nv", "oy", "ab", "pty", "pte", "kk",
+    "srl", "spa", "ulc",
+})
+# A leading or trailing word that only repeats the type ("Project Orbit" is the project Orbit).
+TYPE_HEADS: dict[str, frozenset[str]] = {
+    "project": frozenset({"project", "programme", "program"}),
+}
+# Words left out of acronyms ("University of Washington" → "uw").
+ACRONYM_STOPWORDS = frozenset({"of", "the", "and", "for", "at", "in", "on", "de", "du", "des",
+                               "la", "le", "van", "von", "der", "den", "y", "e", "und", "et"})
+
+# Canonical type classes and their synonyms; anything else keeps its own (lower-cased) name.
+_TYPE_SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(("person", "people", "per", "human", "individual", "contact"), "person"),
+    **dict.fromkeys(("organization", "organisation", "org", "company", "business",
+                     "institution", "corporation", "agency", "norp"), "organization"),
+    **dict.fromkeys(("place", "location", "loc", "gpe", "city", "country", "region", "venue",
+                     "address", "fac", "facility"), "place"),
+    **dict.fromkeys(("product", "software", "tool", "app", "application", "device", "model"),
+                    "product"),
+    **dict.fromkeys(("project", "initiative", "programme", "program"), "project"),
+    **dict.fromkeys(("event", "meeting", "conference", "sprint"), "event"),
+    **dict.fromkeys(("concept", "topic", "idea", "skill"), "concept"),
+    **dict.fromkeys(("other", "misc", "thing", "object"), "other"),
+}
+UNKNOWN_TYPES = frozenset({"", "unknown", "entity", "none", "any"})
+
+
+def name_key(text: str) -> str:
+    """Return the identity key of a surface name (see the module docstring).
+
+    Idempotent: ``name_key(name_key(x)) == name_key(x)``. May return "" for a text made only of
+    punctuation or symbols; callers treat an empty key as "no name".
+    """
+    s = unicodedata.normalize("NFKC", text)
+    s = unicodedata.normalize("NFKC", s.casefold())
+    s = "".join(ch for ch in s if ch not in _INVISIBLE)
+    s = " ".join(s.split())
+    start, end = 0, len(s)
+    while start < end and _trimmable(s[start]):
+        start += 1
+    while end > start and _trimmable(s[end - 1]):
+        end -= 1
+    return s[start:end]
+
+
+def _trimmable(ch: str) -> bool:
+    if ch in _KEEP_AT_EDGE:
+        return False
+    return ch in _EMOJI_MARKS or unicodedata.category(ch) in _TRIM_CATEGORIES
+
+
+@lru_cache(maxsize=65536)
+def fold(key: str) -> str:
+    """Accent-insensitive comparison form of a key ("zoë" → "zoe", "i̇stanbul" → "istanbul")."""
+    decomposed = unicodedata.normalize("NFD", key)
+    stripped = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return unicodedata.normalize("NFC", stripped).translate(_FOLD_MAP)
+
+
+def is_cjk(ch: str) -> bool:
+    """True for CJK ideographs and kana, scripts written without spaces between words."""
+    c = ord(ch)
+    return (0x3040 <= c <= 0x30FF or 0x3400 <= c <= 0x4DBF or 0x4E00 <= c <= 0x9FFF
+            or 0xF900 <= c <= 0xFAFF or 0x20000 <= c <= 0x2FFFF)
+
+
+@lru_cache(maxsize=65536)
+def name_tokens(key: str) -> tuple[str, ...]:
+    """Split a key into folded word tokens.
+
+    Letters form words; a digit run is a token together with the Latin letters right after it
+    ("room 4a" → room, 4a; "ua123" → ua, 123; "gpt-4o" → gpt, 4o); "#" and "+" right after a
+    word stay in it ("c#", "c++"); every CJK ideograph or kana is a token of its own
+    ("海探1" → 海, 探, 1); everything else separates tokens.
+    """
+    tokens: list[str] = []
+    current: list[str] = []
+    mode = ""  # "a" inside a word, "d" inside a number (and its letter suffix)
+    for ch in fold(key):
+        if is_cjk(ch):
+            _flush(tokens, current)
+            tokens.append(ch)
+            mode = ""
+        elif ch.isdigit():
+            if mode != "d":
+                _flush(tokens, current)
+            current.append(ch)
+            mode = "d"
+        elif ch in "#+" and mode:
+            current.append(ch)  # "c#", "c++": the sign is part of the word
+        elif ch.isalpha():
+            if mode == "d" and not ch.isascii():
+                _flush(tokens, current)
+                mode = ""
+            current.append(ch)
+            mode = mode or "a"
+        else:
+            _flush(tokens, current)
+            mode = ""
+    _flush(tokens, current)
+    return tuple(tokens)
+
+
+def _flush(tokens: list[str], current: list[str]) -> None:
+    if current:
+        tokens.append("".join(current))
+        current.clear()
+
+
+def is_number_token(token: str) -> bool:
+    """True for tokens that start with a digit ("14", "4a", "123")."""
+    return token[:1].isdigit()
+
+
+def type_class(entity_type: str | None) -> str:
+    """Map a caller's type label to a canonical class; "" means unknown (matches anything)."""
+    if entity_type is None:
+        return ""
+    t = entity_type.strip().casefold()
+    if t in UNKNOWN_TYPES:
+        return ""
+    return _TYPE_SYNONYMS.get(t, t)
+
+
+class NameForm(msgspec.Struct, frozen=True):
+    """Everything the guards and the scorer compare about one name key under one type class."""
+
+    key: str
+    type_class: str
+    # All folded tokens of the key.
+    tokens: tuple[str, ...]
+    # Tokens left after titles, legal suffixes and type heads are removed, in order.
+    core: tuple[str, ...]
+    # Word tokens of the core (numbers excluded).
+    words: tuple[str, ...]
+    # Number tokens of the whole key, sorted (a multiset): "Sprint 14" → ("14",).
+    numbers: tuple[str, ...]
+    # Letters and digits of the core, concatenated: "quillon, inc." and "QUILLON INC" →
+    # "quillon"; "ua-123" and "ua 123" → "ua123".
+    compact: str
+    # Initialisms of a multi-word core ("university of washington" → ("uw", "uow")).
+    acronyms: tuple[str, ...]
+
+    @property
+    def core_key(self) -> str:
+        """The core as one string: an index key ("project orbit" → "orbit")."""
+        return " ".join(self.core)
+
+    @property
+    def series(self) -> str:
+        """The name with its numbers blanked ("sprint 14" → "sprint #"); "" without numbers.
+
+        Names of one series (Sprint 14 and Sprint 16, Room 4A and Room 4B) are distinct
+        entities (the number guard), but they belong to the same surroundings.
+        """
+        if not self.numbers or not self.words:
+            return ""
+        return " ".join("#" if is_number_token(t) else t for t in self.core)
+
+
+@lru_cache(maxsize=65536)
+def name_form(key: str, entity_type_class: str = "") -> NameForm:
+    """Derive the comparison form of a key (already a ``name_key``) under a type class."""
+    tokens = name_tokens(key)
+    core = _strip_decorations(tokens, entity_type_class)
+    words = tuple(t for t in core if not is_number_token(t))
+    return NameForm(
+        key=key,
+        type_class=entity_type_class,
+        tokens=tokens,
+        core=core,
+        words=words,
+        numbers=tuple(sorted(t for t in tokens if is_number_token(t))),
+        compact="".join(core),
+        acronyms=() if entity_type_class == "person" else _acronyms(words),
+    )
+
+
+def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[str, ...]:
+    """Drop titles (persons), legal suffixes (organisations) and type heads; never everything."""
+    core = list(tokens)
+    if tclass in ("person", ""):
+        while len(core) > 1 and core[0] in PERSON_TITLES:
+            core.pop(0)
+        while len(core) > 1 and core[-1] in PERSON_SUFFIXES:
+            core.pop()
+    if tclass in ("organization", ""):
+        while len(core) > 1 and core[-1] in LEGAL_SUFFIXES:
+            core.pop()
+    heads = TYPE_HEADS.get(tclass) if tclass else frozenset().union(*TYPE_HEADS.values())
+    if heads:
+        if len(core) > 1 and core[0] in heads:
+            core.pop(0)
+        if len(core) > 1 and core[-1] in heads:
+            core.pop()
+    return tuple(core)
+
+
+def _acronyms(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Initialisms of a name of two or more Latin words, without and with the stopwords."""
+    if len(words) < 2 or not all(w.isascii() and w.isalpha() for w in words):
+        return ()
+    full = "".join(w[0] for w in words)
+    content = "".join(w[0] for w in words if w not in ACRONYM_STOPWORDS)
+    found = [a for a in (content, full) if len(a) >= 2]
+    return tuple(dict.fromkeys(found))
+
+
+class NameKeys(msgspec.Struct, frozen=True):
+    """What the store indexes for one name claim, so that candidate lookups stay index-only.
+
+    ``key``: exact lookups (range index). ``core``, ``compact`` and ``acronyms``: lookups of
+    "same name up to titles / legal suffixes / punctuation" and of acronyms (range index on a
+    list of lookup keys). ``text``: folded words for the full-text index (token and fuzzy
+    queries: "sarah" finds "sarah chen", "quilon~" finds "quillon"). ``series``: the entity's
+    series key when it names one ("sprint #").
+    """
+
+    key: str
+    lookup: tuple[str, ...]
+    text: str
+    series: str
+
+
+def index_keys(key: str, entity_type: str | None = None) -> NameKeys:
+    """The index keys of a name key (see ``NameKeys``), under the entity's type."""
+    form = name_form(key, type_class(entity_type))
+    lookup = tuple(dict.fromkeys(k for k in (form.core_key, form.compact, *form.acronyms) if k))
+    return NameKeys(key=key, lookup=lookup, text=" ".join(form.tokens), series=form.series)

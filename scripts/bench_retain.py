@@ -1,0 +1,142 @@
+"""Retain throughput while a bank grows: facts/s and per-fact cost at each size.
+
+Generates realistic notes (recurring people, places, organisations, products and dates) and
+retains them through the real pipeline (real Neo4j, the configured vector store, real
+embeddings), in `local` and `chunks` modes, one fresh bank per mode. At each checkpoint it prints
+the throughput of the window that ended there and the per-fact cost, then the cost growth ratio
+(last window / first window): no full scans means the ratio stays near 1.
+
+    .venv/bin/python scripts/bench_retain.py                      # 1k → 50k facts, both modes
+    .venv/bin/python scripts/bench_retain.py --sizes 500,2000 --modes local   # CI size
+
+Uses the test Neo4j by default (scripts/test starts it; MNEMO_NEO4J_URI overrides) and a
+temporary data directory for the vector store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.config import load_settings  # noqa: E402
+from app.curate.banks import BankUpdate  # noqa: E402
+from app.retain.items import EntityHint, RetainItem  # noqa: E402
+from app.runtime import Runtime  # noqa: E402
+
+FIRST = ["Sarah", "Priya", "Alex", "Tomas", "Ines", "Noor", "Hugo", "Mei", "Omar", "Lena",
+         "Kofi", "Yuki", "Ravi", "Elena", "Marco", "Aisha", "Jonas", "Chloe", "Diego", "Hana"]
+LAST = ["Chen", "Raman", "Kim", "Silva", "Novak", "Haddad", "Laurent", "Tanaka", "Okafor",
+        "Berg", "Rossi", "Patel", "Garcia", "Nguyen", "Meyer", "Costa", "Ivanova", "Ahmed"]
+PLACES = ["Lisbon", "Berlin", "Nairobi", "Osaka", "Toronto", "Madrid", "Oslo", "Lyon", "Porto",
+          "Seoul", "Austin", "Dublin", "Krakow", "Accra", "Lima", "Hanoi", "Zurich", "Cairo"]
+ORGS = ["Acme Robotics", "Northwind Labs", "Blue Harbor Bank", "Atlas Health", "Kestrel Air",
+        "Orbit Foods", "Helios Energy", "Juniper Media", "Quanta Freight", "Lumen Schools"]
+PROJECTS = ["Project Atlas", "Ocean Probe 1", "the Falcon rollout", "the Q3 audit",
+            "the Phoenix migration", "the Delta pilot", "Sprint 14", "the Orion launch"]
+TEMPLATES = [
+    "{p1} met {p2} in {place} to discuss {project}.",
+    "On {date}, {p1} joined {org} as head of {project}.",
+    "{p1} flew to {place} last week for the {org} offsite.",
+    "{p2} said {project} slipped because {org} changed the budget.",
+    "{p1} and {p2} moved {project} to {place} in {month}.",
+    "Yesterday {p1} presented {project} to the board of {org}.",
+    "{p2} has lived in {place} since {year} and works with {p1}.",
+    "{org} signed a contract with {p1} for {project} on {date}.",
+]
+
+
+def people(rng: random.Random, count: int) -> list[str]:
+    names = {f"{rng.choice(FIRST)} {rng.choice(LAST)}" for _ in range(count * 3)}
+    return sorted(names)[:count]
+
+
+def notes(seed: int, start: datetime) -> Iterator[RetainItem]:
+    """An endless stream of one-to-three-sentence notes, a few minutes apart."""
+    rng = random.Random(seed)
+    cast = people(rng, 150)
+    when = start
+    while True:
+        when += timedelta(minutes=rng.randint(5, 240))
+        sentences = []
+        for _ in range(rng.choice((1, 2, 2, 3))):
+            day = when - timedelta(days=rng.randint(0, 60))
+            sentences.append(
+                rng.choice(TEMPLATES).format(
+                    p1=rng.choice(cast),
+                    p2=rng.choice(cast),
+                    place=rng.choice(PLACES),
+                    org=rng.choice(ORGS),
+                    project=rng.choice(PROJECTS),
+                    date=day.strftime("%d %B %Y"),
+                    month=day.strftime("%B %Y"),
+                    year=rng.randint(2005, 2022),
+                )
+            )
+        text = " ".join(sentences)
+        hints = [EntityHint(text=n, type="person") for n in cast if n in text]
+        yield RetainItem(content=text, timestamp=when, entities=hints or None)
+
+
+async def run_mode(runtime: Runtime, mode: str, sizes: list[int], batch: int) -> list[str]:
+    bank_id = f"bench-retain-{mode}-{uuid.uuid4().hex[:6]}"
+    await runtime.banks.put(bank_id, BankUpdate(retain_extraction_mode=mode))  # type: ignore[arg-type]
+    stream = notes(seed=7, start=datetime(2024, 1, 1, tzinfo=UTC))
+    facts = 0
+    lines: list[str] = []
+    costs: list[float] = []
+    window_start, window_facts = time.perf_counter(), 0
+    try:
+        for target in sizes:
+            while facts < target:
+                items = [next(stream) for _ in range(batch)]
+                answer = await runtime.retainer.retain(bank_id, items)
+                facts += len(answer.memory_ids)
+                window_facts += len(answer.memory_ids)
+            elapsed = time.perf_counter() - window_start
+            per_fact_ms = 1000 * elapsed / max(window_facts, 1)
+            costs.append(per_fact_ms)
+            line = (
+                f"{mode:6s} bank={facts:>7,d} facts  window {window_facts:>6,d} facts in "
+                f"{elapsed:7.1f} s  {window_facts / elapsed:7.1f} facts/s  "
+                f"{per_fact_ms:6.2f} ms/fact"
+            )
+            print(line, flush=True)
+            lines.append(line)
+            window_start, window_facts = time.perf_counter(), 0
+        ratio = costs[-1] / costs[0]
+        summary = f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x"
+        print(summary, flush=True)
+        lines.append(summary)
+    finally:
+        await runtime.banks.delete(bank_id)
+    return lines
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,2000,5000,10000,20000,50000")
+    parser.add_argument("--modes", default="local,chunks")
+    parser.add_argument("--batch", type=int, default=100, help="items per retain request")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    uri = os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697")
+    with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as data_dir:
+        settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri)
+        async with Runtime.open(settings, background=False) as runtime:
+            for mode in args.modes.split(","):
+                await run_mode(runtime, mode, sizes, args.batch)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,31 @@
+from app.resolve.aliases import stated_alias_pairs
+
+
+def test_chinese_short_form_in_full_width_brackets():
+    text = "海蓝科技 sent the spec sheet for 海洋探测器1号（简称海探1）; it is rated to 3,000 m."
+    assert stated_alias_pairs(text, ["海蓝科技", "海洋探测器1号", "海探1"]) == ((1, 2),)
+
+
+def test_parenthesised_short_form():
+    assert stated_alias_pairs("Ocean Probe 1 (OP-1) shipped.", ["Ocean Probe 1", "OP-1"]) == (
+        (0, 1),)
+
+
+def test_also_known_as_and_aka():
+    text = "Robert Smith, also known as Bob, met Jonathan aka Jon."
+    pairs = stated_alias_pairs(text, ["Robert Smith", "Bob", "Jonathan", "Jon"])
+    assert pairs == ((0, 1), (2, 3))
+
+
+def test_inline_chinese_short_form():
+    assert stated_alias_pairs("海洋探测器1号，简称海探1。", ["海洋探测器1号", "海探1"]) == ((0, 1),)
+
+
+def test_names_that_merely_appear_together_are_no_alias():
+    text = "Sarah Chen and Alex Kim met (briefly) at Orbit."
+    assert stated_alias_pairs(text, ["Sarah Chen", "Alex Kim", "Orbit"]) == ()
+
+
+def test_bracketed_place_is_reported_and_left_to_the_type_guard():
+    pairs = stated_alias_pairs("Meridian Health (Boston) signed.", ["Meridian Health", "Boston"])
+    assert pairs == ((0, 1),)

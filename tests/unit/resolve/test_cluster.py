@@ -1,0 +1,57 @@
+from app.resolve.cluster import cluster_names, cluster_new_names
+from app.resolve.normalise import name_form, name_key, type_class
+
+
+def forms(*names: tuple[str, str]):
+    return [name_form(name_key(text), type_class(t)) for text, t in names]
+
+
+def test_title_variant_of_a_new_name_makes_one_entity_in_a_batch():
+    groups = cluster_new_names([("Dr. Priya Raman", "person"), ("Okta", "product"),
+                                ("Priya Raman", "person")])
+    assert groups == [(0, 2), (1,)]
+
+
+def test_a_bare_first_name_in_another_item_of_the_batch_does_not_join():
+    assert cluster_new_names([("Priya Raman", "person"), ("Priya", "person")]) == [(0,), (1,)]
+
+
+def test_first_name_beside_the_full_name_in_one_fact_joins_it():
+    assert cluster_names(forms(("Priya Raman", "person"), ("Priya", "person"))) == [(0, 1)]
+
+
+def test_short_name_between_two_namesakes_stays_alone():
+    groups = cluster_names(forms(("Alex", "person"), ("Alex Kim", "person"),
+                                 ("Alex Moreno", "person")))
+    assert groups == [(0,), (1,), (2,)]
+
+
+def test_no_chain_through_a_conflict():
+    groups = cluster_names(forms(("J. Smith", "person"), ("John Smith", "person"),
+                                 ("Jane Smith", "person")))
+    assert groups == [(0,), (1,), (2,)]
+
+
+def test_members_of_a_series_never_cluster():
+    assert cluster_new_names([("Room 4A", "place"), ("Room 4B", "place")]) == [(0,), (1,)]
+
+
+def test_place_inside_a_venue_name_does_not_cluster_within_a_fact():
+    assert cluster_names(forms(("Seattle", "place"), ("Town Hall Seattle", "place"))) == [
+        (0,), (1,)]
+
+
+def test_stated_alias_clusters_names_that_share_no_word():
+    groups = cluster_names(forms(("Robert Smith", "person"), ("Bob", "person")),
+                           stated=[(0, 1)])
+    assert groups == [(0, 1)]
+
+
+def test_stated_alias_across_types_is_refused():
+    groups = cluster_names(forms(("Meridian Health", "organization"), ("Boston", "place")),
+                           stated=[(0, 1)])
+    assert groups == [(0,), (1,)]
+
+
+def test_empty_names_stay_alone():
+    assert cluster_new_names([("…", None), ("Okta", "product")]) == [(0,), (1,)]

@@ -1,0 +1,100 @@
+import pytest
+
+from app.resolve.guards import (
+    name_conflict,
+    number_conflict,
+    pair_conflict,
+    token_conflict,
+    type_conflict,
+)
+from app.resolve.normalise import name_form, name_key, type_class
+
+
+def form(text: str, entity_type: str | None = None):
+    return name_form(name_key(text), type_class(entity_type))
+
+
+def test_john_smith_is_not_jane_smith():
+    assert token_conflict(form("John Smith", "person"), form("Jane Smith", "person"))
+
+
+def test_first_name_alone_is_compatible_with_the_full_name():
+    assert token_conflict(form("Sarah", "person"), form("Sarah Chen", "person")) is None
+
+
+def test_initial_is_compatible_with_the_first_name_it_abbreviates():
+    assert token_conflict(form("J. Smith", "person"), form("John Smith", "person")) is None
+
+
+def test_different_middle_initials_conflict():
+    assert token_conflict(form("Sarah J. Chen", "person"), form("Sarah K. Chen", "person"))
+
+
+def test_titles_do_not_count_as_words():
+    emeka = form("Prof. Emeka Okafor", "person")
+    assert token_conflict(form("Dr. Okafor", "person"), emeka) is None
+    assert token_conflict(form("Ngozi Okafor", "person"), emeka)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("Room 101", "Room 102"), ("UA123", "UA124"), ("Sprint 14", "Sprint 15"),
+     ("Pixel 8", "Pixel 9"), ("TK 34", "TK 35"), ("Room 4A", "Room 4B")],
+)
+def test_numbers_and_codes_must_match_exactly(a, b):
+    assert number_conflict(form(a), form(b)) is not None
+
+
+def test_a_version_on_one_side_only_keeps_the_names_apart():
+    assert number_conflict(form("Claude"), form("Claude 4")) == "number or version on one side only"
+
+
+def test_gpt4_is_not_gpt4o():
+    assert number_conflict(form("GPT-4"), form("GPT-4o")) == "numbers differ: 4 vs 4o"
+
+
+def test_one_code_spelled_three_ways_is_compatible():
+    assert name_conflict(form("UA123"), form("UA-123")) is None
+    assert name_conflict(form("UA 123"), form("ua123")) is None
+
+
+def test_a_short_name_inside_a_longer_word_is_no_match():
+    assert token_conflict(form("Iran", "place"), form("Tigran", "place")) is not None
+    assert token_conflict(form("Ann", "person"), form("Annapolis", "person")) is not None
+
+
+def test_organization_never_merges_with_a_thing_of_another_type():
+    apple_inc, apple_fruit = form("Apple", "organization"), form("apple", "other")
+    assert pair_conflict(apple_inc, apple_fruit) == "types differ: organization vs other"
+    assert type_conflict("organization", "product") is not None
+
+
+def test_unknown_type_is_compatible_with_anything():
+    assert type_conflict("", "person") is None
+    assert pair_conflict(form("Apple"), form("apple", "other")) is None
+
+
+def test_product_and_project_may_name_the_same_thing():
+    assert type_conflict("product", "project") is None
+
+
+def test_acronym_is_compatible_with_its_long_form():
+    assert token_conflict(form("UW", "organization"),
+                          form("University of Washington", "organization")) is None
+
+
+def test_stated_alias_skips_the_token_guard_but_not_the_number_guard():
+    bob, robert = form("Bob", "person"), form("Robert Smith", "person")
+    assert name_conflict(bob, robert) is not None
+    assert name_conflict(bob, robert, stated=True) is None
+    assert name_conflict(form("OP-2"), form("Ocean Probe 1"), stated=True) is not None
+
+
+def test_one_letter_typo_is_tolerated_in_product_names_only():
+    assert token_conflict(form("Quilon", "organization"), form("Quillon", "organization")) is None
+    assert token_conflict(form("Marian", "person"), form("Marion", "person")) is not None
+
+
+def test_cjk_short_form_is_compatible_when_its_characters_are_in_the_long_form():
+    assert name_conflict(form("海探1", "product"), form("海洋探测器1号", "product")) is None
+    assert name_conflict(form("张伟", "person"), form("张明", "person")) is not None
