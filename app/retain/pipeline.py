@@ -204,8 +204,8 @@ class RetainPipeline:
     ) -> list[Link]:
         links = semantic_pairs([f.id for f in facts], vectors, self._links)
         where = VectorFilter(bank_id=bank_id)
-        for fact, vector in zip(facts, vectors, strict=True):
-            hits = await self._vectors.search(vector, where, self._links.semantic_top_k)
+        found = await self._vectors.search_many(vectors, where, self._links.semantic_top_k)
+        for fact, hits in zip(facts, found, strict=True):
             links.extend(
                 Link(fact.id, hit.id, round(hit.score, 4))
                 for hit in hits

@@ -312,22 +312,34 @@ class EdgeVectorStore:
         self, vector: Sequence[float], where: VectorFilter, limit: int
     ) -> list[VectorHit]:
         """Nearest neighbours by cosine similarity within the filter, best first."""
+        found = await self.search_many([vector], where, limit)
+        return found[0]
+
+    async def search_many(
+        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+    ) -> list[list[VectorHit]]:
+        """One search per vector in a single engine call (a batch shares the segment scan)."""
         plan = filter_plan(where)
-        if plan is None or limit <= 0:
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.shape != (self.dim,):
-            raise ValueError(f"query vector has shape {query.shape}, expected ({self.dim},)")
-        request = qe.QueryRequest(
-            query=qe.Query.Nearest(query.tolist()),
-            filter=qe.Filter(must=[_condition(c) for c in plan]),
-            limit=limit,
-            params=qe.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, limit)),
-            with_payload=False,
-            with_vector=False,
-        )
-        points = await self._run(lambda shard: shard.query(request))
-        return [VectorHit(str(point.id), float(point.score)) for point in points]
+        if plan is None or limit <= 0 or not vectors:
+            return [[] for _ in vectors]
+        queries = np.asarray(vectors, dtype=np.float32)
+        if queries.ndim != 2 or queries.shape[1] != self.dim:
+            raise ValueError(f"query vectors have shape {queries.shape}, expected (n, {self.dim})")
+        engine_filter = qe.Filter(must=[_condition(c) for c in plan])
+        requests = [
+            qe.QueryRequest(
+                query=qe.Query.Nearest(query.tolist()),
+                filter=engine_filter,
+                limit=limit,
+                params=qe.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, limit)),
+                with_payload=False,
+                with_vector=False,
+            )
+            for query in queries
+        ]
+        batch = qe.QueryBatchRequest(requests)
+        results = await self._run(lambda shard: shard.query_batch(batch))
+        return [[VectorHit(str(p.id), float(p.score)) for p in points] for points in results]
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""

@@ -202,24 +202,43 @@ class ServerVectorStore:
         self, vector: Sequence[float], where: VectorFilter, limit: int
     ) -> list[VectorHit]:
         """Nearest neighbours by cosine similarity within the filter, best first."""
+        found = await self.search_many([vector], where, limit)
+        return found[0]
+
+    async def search_many(
+        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+    ) -> list[list[VectorHit]]:
+        """One search per vector, sent as one batch request."""
         plan = filter_plan(where)
-        if plan is None or limit <= 0:
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.shape != (self.dim,):
-            raise ValueError(f"query vector has shape {query.shape}, expected ({self.dim},)")
-        response = await self._client.query_points(
-            self.collection,
-            query=query.tolist(),
-            query_filter=models.Filter(must=[_condition(c) for c in plan]),
-            limit=limit,
-            search_params=None
+        if plan is None or limit <= 0 or not vectors:
+            return [[] for _ in vectors]
+        queries = np.asarray(vectors, dtype=np.float32)
+        if queries.ndim != 2 or queries.shape[1] != self.dim:
+            raise ValueError(f"query vectors have shape {queries.shape}, expected (n, {self.dim})")
+        query_filter = models.Filter(must=[_condition(c) for c in plan])
+        params = (
+            None
             if self._hnsw_ef is None
-            else models.SearchParams(hnsw_ef=max(self._hnsw_ef, limit)),
-            with_payload=False,
-            with_vectors=False,
+            else models.SearchParams(hnsw_ef=max(self._hnsw_ef, limit))
         )
-        return [VectorHit(str(point.id), float(point.score)) for point in response.points]
+        responses = await self._client.query_batch_points(
+            self.collection,
+            requests=[
+                models.QueryRequest(
+                    query=query.tolist(),
+                    filter=query_filter,
+                    limit=limit,
+                    params=params,
+                    with_payload=False,
+                    with_vector=False,
+                )
+                for query in queries
+            ],
+        )
+        return [
+            [VectorHit(str(point.id), float(point.score)) for point in response.points]
+            for response in responses
+        ]
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""

@@ -92,6 +92,12 @@ class VectorStore(Protocol):
     ) -> list[VectorHit]:
         """Nearest neighbours by cosine similarity, best first."""
 
+    async def search_many(
+        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+    ) -> list[list[VectorHit]]:
+        """One nearest-neighbour search per vector, in one engine call (much cheaper per query
+        than separate calls when segments are scanned exhaustively)."""
+
     async def ids(self, bank_id: str) -> set[str]:
         """Every point id of a bank (for reconciliation with Neo4j)."""
 

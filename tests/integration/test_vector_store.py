@@ -115,6 +115,19 @@ async def test_limit_caps_the_hits(store: VectorStore) -> None:
     assert await store.search(unit(1), VectorFilter(bank_id="b1"), limit=0) == []
 
 
+async def test_search_many_answers_each_query_like_search(store: VectorStore) -> None:
+    ours = [point("b1", unit(1, i / 4)) for i in range(4)]
+    await store.upsert([*ours, point("b2", unit(1))])
+    where = VectorFilter(bank_id="b1")
+    queries = [unit(1), unit(0, 1), unit(1, 1)]
+
+    batched = await store.search_many(queries, where, limit=3)
+
+    assert batched == [await store.search(q, where, limit=3) for q in queries]
+    assert all(len(hits) == 3 for hits in batched)
+    assert await store.search_many([], where, limit=3) == []
+
+
 async def test_point_of_another_bank_is_never_returned_even_when_closer(store: VectorStore) -> None:
     theirs = point("bank-b", unit(1))
     ours = point("bank-a", unit(0, 1))
