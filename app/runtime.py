@@ -14,7 +14,10 @@ import msgspec
 
 from app.config import Settings
 from app.curate.banks import BankService
-from app.resolve.exact import ExactResolver
+from app.curate.documents import DocumentService
+from app.curate.memories import MemoryService
+from app.recall.service import RecallService
+from app.resolve.graph_resolver import GraphResolver
 from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction
 from app.retain.limits import RetainLimits
 from app.retain.llm_extract import LlmExtractor
@@ -70,7 +73,7 @@ class Runtime:
             embedder=embedder,
             banks=self.banks,
             extractors=extractors,
-            resolver=ExactResolver(),
+            resolver=GraphResolver(),
             limits=RetainLimits(
                 max_item_chars=settings.max_item_chars,
                 max_items_per_request=settings.max_items_per_request,
@@ -79,6 +82,23 @@ class Runtime:
         )
         self.operations = OperationRunner(graph, self.retainer)
         self.reconciler = Reconciler(graph, vectors, embedder)
+        self.memories = MemoryService(
+            graph=graph,
+            vectors=vectors,
+            embedder=embedder,
+            banks=self.banks,
+            retainer=self.retainer,
+        )
+        self.documents = DocumentService(
+            graph=graph, vectors=vectors, banks=self.banks, retainer=self.retainer
+        )
+        self.recall = RecallService(
+            graph=graph,
+            vectors=vectors,
+            embedder=embedder,
+            banks=self.banks,
+            max_query_chars=settings.max_query_chars,
+        )
 
     @classmethod
     @asynccontextmanager

@@ -19,12 +19,14 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from app.curate.banks import Bank, BankService
+from app.curate.lifecycle import retire_facts
 from app.resolve.normalise import name_key
 from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
 from app.retain.chunking import Chunk, content_hash, split_content
@@ -87,6 +89,28 @@ class PreparedItem(msgspec.Struct, kw_only=True):
     retired_memory_ids: list[str] = msgspec.field(default_factory=list)
 
 
+class LinkedFact(msgspec.Struct, frozen=True):
+    """What link building needs of a fact: its id, event time and the facts it was caused by."""
+
+    id: str
+    occurred_start: datetime
+    caused_by: tuple[str, ...] = ()
+
+
+class WriteHooks(Protocol):
+    """Work a caller adds to the retain write transaction (document reprocessing).
+
+    ``before_write`` runs right after the bank lock, before anything of the batch is written;
+    ``after_write`` runs last, before the commit. Both share the batch's atomicity.
+    """
+
+    async def before_write(self, tx: Tx, bank_id: str) -> None:
+        """Run before the batch is written."""
+
+    async def after_write(self, tx: Tx, bank_id: str) -> None:
+        """Run after the batch is written."""
+
+
 class _StoredDocRow(msgspec.Struct):
     document_id: str
     content_hash: str
@@ -119,20 +143,52 @@ class RetainPipeline:
         self._links = links
         self._fault = fault_injection
 
+    @property
+    def resolver(self) -> EntityResolver:
+        """The entity resolver retain uses (memory edits resolve through the same one)."""
+        return self._resolver
+
+    @property
+    def link_policy(self) -> LinkPolicy:
+        """The numbers behind temporal and semantic links."""
+        return self._links
+
+    def extractor(self, mode: str) -> Extractor:
+        """The extractor of one extraction mode (KeyError when that mode is not available)."""
+        return self._extractors[mode]
+
     def check(self, items: Sequence[RetainItem]) -> None:
         """Validate a request before anything is written (raises InvalidInput/PayloadTooLarge)."""
         check_items(items, self._limits)
 
     async def retain(self, bank_id: str, items: Sequence[RetainItem]) -> RetainResponse:
         """Retain ``items`` (already given document ids where the caller wants them stable)."""
+        return await self._retain(bank_id, items)
+
+    async def replace_document(
+        self, bank_id: str, item: RetainItem, hooks: WriteHooks
+    ) -> RetainResponse:
+        """Extract a document again from scratch under the bank's current configuration.
+
+        Every chunk is extracted (stored chunks and content hashes are ignored); ``hooks`` remove
+        what the document held inside the same write transaction, so a failure anywhere before
+        the commit (extraction, embedding, the write itself) leaves the document as it was.
+        """
+        if not item.document_id:
+            raise ValueError("replace_document needs the item's document_id")
+        return await self._retain(bank_id, [item], hooks=hooks)
+
+    async def _retain(
+        self, bank_id: str, items: Sequence[RetainItem], hooks: WriteHooks | None = None
+    ) -> RetainResponse:
         bank = await self._banks.config(bank_id)
         self.check(items)
         now = datetime.now(UTC)
-        prepared, usage = await self._prepare(bank, items, now)
+        prepared, usage = await self._prepare(bank, items, now, fresh_plan=hooks is not None)
         fresh = [f for p in prepared for f in p.facts]
         vectors = await self._embedder.embed([f.fact.text for f in fresh])
-        semantic = await self._semantic_links(bank.id, fresh, vectors)
-        await self._write(bank, prepared, fresh, semantic)
+        semantic = await self.semantic_links(bank.id, [f.id for f in fresh], vectors)
+        await self._write(bank, prepared, fresh, semantic, hooks)
         if self._fault == CRASH_AFTER_GRAPH_WRITE:
             log.critical("fault injection: exiting between the graph and the vector write")
             os._exit(97)
@@ -143,11 +199,12 @@ class RetainPipeline:
     # -- prepare ------------------------------------------------------------------------------
 
     async def _prepare(
-        self, bank: Bank, items: Sequence[RetainItem], now: datetime
+        self, bank: Bank, items: Sequence[RetainItem], now: datetime, *, fresh_plan: bool = False
     ) -> tuple[list[PreparedItem], Usage]:
         chunked = [split_content(item.content) for item in items]
         doc_ids = [item.document_id or str(uuid.uuid4()) for item in items]
-        stored = await self._stored_documents(bank.id, doc_ids)
+        # A fresh plan (reprocessing) extracts every chunk, as for a document never seen.
+        stored = {} if fresh_plan else await self._stored_documents(bank.id, doc_ids)
         prepared = [
             PreparedItem(
                 index=i,
@@ -199,17 +256,21 @@ class RetainPipeline:
             for r in rows
         }
 
-    async def _semantic_links(
-        self, bank_id: str, facts: Sequence[PreparedFact], vectors: npt.NDArray[np.float32]
+    async def semantic_links(
+        self, bank_id: str, ids: Sequence[str], vectors: npt.NDArray[np.float32]
     ) -> list[Link]:
-        links = semantic_pairs([f.id for f in facts], vectors, self._links)
+        """Semantic links of facts (ids and their vectors): within the batch and to stored facts.
+
+        A fact never links to itself (an edited fact's previous vector is still stored).
+        """
+        links = semantic_pairs(list(ids), vectors, self._links)
         where = VectorFilter(bank_id=bank_id)
         found = await self._vectors.search_many(vectors, where, self._links.semantic_top_k)
-        for fact, hits in zip(facts, found, strict=True):
+        for fact_id, hits in zip(ids, found, strict=True):
             links.extend(
-                Link(fact.id, hit.id, round(hit.score, 4))
+                Link(fact_id, hit.id, round(hit.score, 4))
                 for hit in hits
-                if hit.score >= self._links.semantic_threshold
+                if hit.score >= self._links.semantic_threshold and hit.id != fact_id
             )
         return links
 
@@ -221,15 +282,25 @@ class RetainPipeline:
         prepared: Sequence[PreparedItem],
         fresh: Sequence[PreparedFact],
         semantic: Sequence[Link],
+        hooks: WriteHooks | None = None,
     ) -> None:
         active = [p for p in prepared if p.plan.status != "unchanged"]
         async with self._graph.transaction() as tx:
             await tx.run("retain/lock_bank", {"bank_id": bank.id})
+            if hooks is not None:
+                await hooks.before_write(tx, bank.id)
             await self._write_documents(tx, bank.id, active)
             await self._retire(tx, bank.id, active)
             resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
             await self._write_facts(tx, bank.id, fresh, resolved)
-            await self._write_links(tx, bank.id, fresh, semantic)
+            await self.write_links(
+                tx,
+                bank.id,
+                [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh],
+                semantic,
+            )
+            if hooks is not None:
+                await hooks.after_write(tx, bank.id)
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(
@@ -244,6 +315,14 @@ class RetainPipeline:
                         "tags": list(p.item.tags or ()),
                         "metadata_json": _metadata_json(p.item),
                         "context": p.item.context,
+                        # Kept so that the document can be reprocessed as it was retained.
+                        "timestamp": _utc(p.item.timestamp) if p.item.timestamp else None,
+                        "entities_json": (
+                            msgspec.json.encode(p.item.entities).decode()
+                            if p.item.entities
+                            else None
+                        ),
+                        "resolve_entities": p.item.resolve_entities,
                     }
                     for p in items
                 ],
@@ -282,6 +361,12 @@ class RetainPipeline:
         )
         for row in rows:
             owner[row["chunk_id"]].retired_memory_ids.extend(row["memory_ids"])
+        # Retired facts leave the active graph like invalidated ones (counts released, links
+        # archived, a revision), so a later restore through the memories API brings them back.
+        retired = [m for row in rows for m in row["memory_ids"]]
+        await retire_facts(
+            tx, bank_id, retired, reason="its chunk was removed from the document", at=_now()
+        )
 
     async def _write_facts(
         self,
@@ -301,9 +386,9 @@ class RetainPipeline:
             },
         )
         mentions = [
-            {"memory_id": f.id, "entity_id": r.entity_id, "mention": r.mention, "at": f.mentioned_at}
+            {"memory_id": f.id, "entity_id": entity_id, "surfaces": surfaces, "at": f.mentioned_at}
             for f, entities in zip(facts, resolved, strict=True)
-            for r in _distinct_entities(entities)
+            for entity_id, surfaces in _surfaces_by_entity(entities).items()
         ]
         await tx.run("retain/create_mentions", {"bank_id": bank_id, "mentions": mentions})
         await tx.run(
@@ -311,9 +396,10 @@ class RetainPipeline:
             {"bank_id": bank_id, "pairs": _co_occurrences(facts, resolved)},
         )
 
-    async def _write_links(
-        self, tx: Tx, bank_id: str, facts: Sequence[PreparedFact], semantic: Sequence[Link]
+    async def write_links(
+        self, tx: Tx, bank_id: str, facts: Sequence[LinkedFact], semantic: Sequence[Link]
     ) -> None:
+        """Write causal, temporal (to the nearest valid facts in event time) and semantic links."""
         causal = [
             {"source": f.id, "target": cause, "weight": 1.0} for f in facts for cause in f.caused_by
         ]
@@ -373,6 +459,16 @@ class RetainPipeline:
 
 
 # -- pure helpers ---------------------------------------------------------------------------
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def entity_names(entities: Sequence[ResolvedMention]) -> str:
+    """A fact's ``entity_names`` (keyword field): canonical names and surface texts it names."""
+    names = {r.canonical_name for r in entities} | {r.mention for r in entities}
+    return " · ".join(sorted(names))
 
 
 def _metadata_json(item: RetainItem) -> str | None:
@@ -437,14 +533,13 @@ def _to_resolve(fact: PreparedFact) -> FactToResolve:
     )
 
 
-def _distinct_entities(entities: Sequence[ResolvedMention]) -> list[ResolvedMention]:
-    """One MENTIONS edge per fact and entity (the first surface text wins)."""
-    seen: set[str] = set()
-    out = []
+def _surfaces_by_entity(entities: Sequence[ResolvedMention]) -> dict[str, list[str]]:
+    """Per entity, the distinct surface texts one fact used for it (one MENTIONS edge each)."""
+    out: dict[str, list[str]] = {}
     for r in entities:
-        if r.entity_id not in seen:
-            seen.add(r.entity_id)
-            out.append(r)
+        surfaces = out.setdefault(r.entity_id, [])
+        if r.mention not in surfaces:
+            surfaces.append(r.mention)
     return out
 
 
@@ -463,7 +558,6 @@ def _co_occurrences(
 
 
 def _memory_row(fact: PreparedFact, entities: Sequence[ResolvedMention]) -> dict[str, object]:
-    names = {r.canonical_name for r in entities} | {r.mention for r in entities}
     return {
         "id": fact.id,
         "text": fact.fact.text,
@@ -478,7 +572,7 @@ def _memory_row(fact: PreparedFact, entities: Sequence[ResolvedMention]) -> dict
         "metadata_json": fact.metadata_json,
         "document_id": fact.document_id,
         "chunk_id": fact.chunk_id,
-        "entity_names": " · ".join(sorted(names)),
+        "entity_names": entity_names(entities),
         "where": fact.fact.where,
         "who": fact.fact.who,
         "why": fact.fact.why,

@@ -320,7 +320,7 @@ class EdgeVectorStore:
     ) -> list[list[VectorHit]]:
         """One search per vector in a single engine call (a batch shares the segment scan)."""
         plan = filter_plan(where)
-        if plan is None or limit <= 0 or not vectors:
+        if plan is None or limit <= 0 or len(vectors) == 0:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:

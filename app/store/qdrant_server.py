@@ -210,7 +210,7 @@ class ServerVectorStore:
     ) -> list[list[VectorHit]]:
         """One search per vector, sent as one batch request."""
         plan = filter_plan(where)
-        if plan is None or limit <= 0 or not vectors:
+        if plan is None or limit <= 0 or len(vectors) == 0:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:

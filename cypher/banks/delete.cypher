@@ -7,7 +7,9 @@ CALL (*) {
   MATCH (n:Document {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Chunk {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Memory {bank_id: $bank_id}) RETURN n
+  UNION ALL MATCH (n:MemoryRevision {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Entity {bank_id: $bank_id}) RETURN n
+  UNION ALL MATCH (n:MergedEntity {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Name {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Operation {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Review {bank_id: $bank_id}) RETURN n

@@ -1,45 +1,5 @@
-"""Run the real app under uvicorn on a loopback port in a background thread."""
+"""The real app over real HTTP in a background thread (see app/embedded.py)."""
 
-from __future__ import annotations
+from app.embedded import free_port, serve_in_thread as live_server
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-import uvicorn
-
-from app.config import Settings
-from app.main import create_app
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def live_server(settings: Settings, *, startup_timeout: float = 120.0) -> Iterator[str]:
-    """Serve ``create_app(settings)`` over real HTTP; yields the base URL."""
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"mnemo-test-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + startup_timeout
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the test server stopped during start-up (see the log above)")
-        if time.monotonic() > deadline:
-            raise TimeoutError("the test server did not start in time")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
+__all__ = ["free_port", "live_server"]

@@ -1,0 +1,146 @@
+"""Resolve facts one after another against a working set, then re-evaluate what changed.
+
+This is the whole resolution procedure, pure: the store-backed resolver runs it over the
+entities it loaded for a retain batch, the offline simulation over a whole corpus. Per fact:
+candidates from the working set's index, ``decide.resolve_fact``, the decisions applied (merge
+into a known entity or create one, names recorded with the fact as provenance), the fact's
+entities co-occur, and every entity the fact touched is re-evaluated (``reconsider``) until
+nothing more merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import msgspec
+
+from app.resolve.decide import resolve_fact
+from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
+from app.resolve.normalise import name_key
+from app.resolve.reconsider import reconsider
+from app.resolve.working_set import ReviewRecord, WorkingSet
+
+# Re-evaluation rounds per touched entity (a merge re-queues the survivor).
+RECONSIDER_ROUNDS = 8
+
+
+class FactInput(msgspec.Struct, frozen=True, kw_only=True):
+    """One fact to resolve: its mentions, time, text and id (provenance of its names)."""
+
+    mentions: tuple[Mention, ...]
+    at: datetime
+    content: str = ""
+    memory_id: str | None = None
+
+
+def names_to_load(facts: Sequence[FactInput]) -> list[tuple[str, str | None]]:
+    """Every (name key, type) a batch will look up: its mentions and their stated aliases."""
+    out: dict[tuple[str, str | None], None] = {}
+    for fact in facts:
+        for mention in fact.mentions:
+            for text in (mention.text, *mention.aliases):
+                key = name_key(text)
+                if key:
+                    out[(key, mention.type)] = None
+    return list(out)
+
+
+def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
+    """Resolve one fact's mentions; returns the entity id per mention ("" for an empty name)."""
+    decisions = resolve_fact(
+        FactMentions(
+            mentions=fact.mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
+        ),
+        [_candidates(ws, m) for m in fact.mentions],
+        ws.policy,
+    )
+    assigned = [""] * len(fact.mentions)
+    for group in decisions:
+        decision = group.decision
+        if isinstance(decision, Merge):
+            eid = decision.entity_id
+        else:
+            first = fact.mentions[group.mentions[0]]
+            eid = ws.create(first.text, first.type, fact.at, is_label=first.is_label)
+            if isinstance(decision, CreateAndReview):
+                ws.review(
+                    ReviewRecord(
+                        entity_id=eid,
+                        others=tuple(e.entity_id for e in decision.evidence),
+                        reason=decision.reason,
+                        evidence=decision.evidence,
+                    )
+                )
+        texts = _texts_by_key(fact, group.mentions)
+        for key in group.names:
+            ws.add_name(
+                eid,
+                key,
+                texts.get(key, key),
+                stated=key in group.stated_names,
+                memory_id=fact.memory_id,
+                at=fact.at,
+            )
+        ws.touch(eid, fact.at)
+        for i in group.mentions:
+            assigned[i] = eid
+    touched = sorted({a for a in assigned if a})
+    ws.cooccur(touched)
+    reconsider_touched(ws, touched, fact.at)
+    return [ws.final(a) if a else "" for a in assigned]
+
+
+def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> None:
+    """Re-evaluate each changed entity against its own candidates until nothing merges."""
+    queue = list(touched)
+    budget = RECONSIDER_ROUNDS * max(1, len(touched))
+    while queue and budget > 0:
+        budget -= 1
+        eid = ws.final(queue.pop(0))
+        entity = ws.entities[eid]
+        others: list[str] = []
+        for key in entity.names:
+            others.extend(i for i in ws.lookup(key, entity.type) if i != eid and i not in others)
+        result = reconsider(
+            ws.candidate(eid),
+            [ws.candidate(i) for i in others],
+            ws.policy,
+            changed_at=at,
+            bank_entities=ws.bank_entities,
+        )
+        if isinstance(result, Merge):
+            # The entity with more mentions survives (ties: the smaller id, for determinism).
+            keep, gone = sorted(
+                (eid, result.entity_id), key=lambda x: (-ws.entities[x].mentions, x)
+            )
+            ws.merge(keep, gone, result.evidence)
+            queue.append(keep)
+        elif isinstance(result, Review):
+            ws.review(
+                ReviewRecord(
+                    entity_id=eid,
+                    others=tuple(e.entity_id for e in result.evidence),
+                    reason=f"re-evaluation: {result.reason}",
+                    evidence=result.evidence,
+                )
+            )
+
+
+def _candidates(ws: WorkingSet, mention: Mention) -> tuple[Candidate, ...]:
+    ids: list[str] = []
+    for text in (mention.text, *mention.aliases):
+        key = name_key(text)
+        if key:
+            ids.extend(i for i in ws.lookup(key, mention.type) if i not in ids)
+    return tuple(ws.candidate(i) for i in ids)
+
+
+def _texts_by_key(fact: FactInput, indexes: Sequence[int]) -> dict[str, str]:
+    """Surface text of each name key of a group (as first written in the fact)."""
+    out: dict[str, str] = {}
+    for i in indexes:
+        mention = fact.mentions[i]
+        for text in (mention.text, *mention.aliases):
+            out.setdefault(name_key(text), text)
+    return out

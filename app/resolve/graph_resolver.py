@@ -1,0 +1,382 @@
+"""Entity resolution against the graph: load candidates from indexes, decide, persist.
+
+Inside the retain transaction (after the bank lock, so concurrent retains resolve one after
+another), for one batch of facts:
+
+1. load: the index candidates of every name of the batch (exact name key, then the full-text
+   lookup index), then the candidates of those entities' own names (re-evaluation looks them
+   up), into a ``WorkingSet``;
+2. decide: ``batch.resolve_one`` per fact, in order, over the working set (pure);
+3. persist what the working set recorded: new entities, name claims with provenance, merges
+   that re-evaluation decided (audited, reversible), reviews, lookup fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+import msgspec
+
+from app.curate.banks import Bank
+from app.resolve.batch import FactInput, names_to_load, resolve_one
+from app.resolve.model import Mention
+from app.resolve.normalise import fold, index_keys, name_key
+from app.resolve.port import FactToResolve, ResolvedMention
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
+from app.store.graph import Tx
+from app.store.search_keys import bank_key, escape_lucene
+
+# Full-text hits kept per name probed (besides exact key matches).
+LOOKUP_LIMIT = 20
+# Neighbours loaded per candidate (most frequent first): the rest only count in its degree.
+MAX_NEIGHBOURS = 200
+# Fuzzy (edit distance 1) terms only for words this long: shorter ones match too much.
+FUZZY_MIN_LENGTH = 4
+
+
+class _NameRow(msgspec.Struct):
+    key: str
+    stated: bool = False
+
+
+class _NeighbourRow(msgspec.Struct):
+    id: str
+    count: int
+    degree: int
+    series: str = ""
+
+
+class _EntityRow(msgspec.Struct):
+    id: str
+    canonical_name: str
+    type: str | None
+    first_seen: datetime
+    last_seen: datetime
+    mention_count: int
+    is_label: bool
+    degree: int
+    names: list[_NameRow]
+    neighbours: list[_NeighbourRow]
+    decided_apart: list[str]
+
+
+class _LookupRow(msgspec.Struct):
+    i: int
+    ids: list[str]
+
+
+class _NamesOfRow(msgspec.Struct):
+    id: str
+    type: str | None
+    canonical_name: str
+    keys: list[str]
+
+
+class LookupFields(msgspec.Struct, frozen=True):
+    """What the full-text ``entity_lookup`` index holds for one entity."""
+
+    search_text: str
+    lookup_keys: str
+    series: str
+
+
+def lookup_fields(keys: Iterable[str], entity_type: str | None, canonical: str) -> LookupFields:
+    """Folded word tokens and opaque lookup-key tokens of all an entity's names."""
+    tokens: dict[str, None] = {}
+    lookups: dict[str, None] = {}
+    for key in keys:
+        indexed = index_keys(key, entity_type)
+        tokens.update(dict.fromkeys(indexed.text.split()))
+        lookups.update(dict.fromkeys(_lookup_token(k) for k in indexed.lookup))
+    series = index_keys(name_key(canonical), entity_type).series
+    return LookupFields(" ".join(tokens), " ".join(lookups), series)
+
+
+def lookup_query(bank_id: str, key: str, entity_type: str | None) -> str | None:
+    """The Lucene query for one name: its words (and fuzzy variants) or its lookup keys."""
+    indexed = index_keys(key, entity_type)
+    words = [w for w in indexed.text.split() if w]
+    if not words and not indexed.lookup:
+        return None
+    terms = [escape_lucene(w) for w in words]
+    terms += [f"{escape_lucene(w)}~1" for w in words if len(w) >= FUZZY_MIN_LENGTH]
+    clauses = []
+    if terms:
+        clauses.append(f"search_text:({' '.join(terms)})")
+    if indexed.lookup:
+        clauses.append(f"lookup_keys:({' '.join(_lookup_token(k) for k in indexed.lookup)})")
+    return f"bank_key:{bank_key(bank_id)} AND ({' OR '.join(clauses)})"
+
+
+def _lookup_token(key: str) -> str:
+    # One opaque token per lookup key, whatever its characters (see app/store/search_keys.py).
+    return f"lk{fold(key).encode().hex()}0"
+
+
+def review_id(bank_id: str, a: str, b: str) -> str:
+    """One review per pair, ever: the id is derived from the pair."""
+    low, high = sorted((a, b))
+    return str(uuid.UUID(hashlib.sha256(f"{bank_id}|{low}|{high}".encode()).hexdigest()[:32]))
+
+
+class GraphResolver:
+    """The EntityResolver the retain pipeline uses."""
+
+    def __init__(self, policy: ResolutionPolicy = DEFAULT_POLICY) -> None:
+        self._policy = policy
+
+    async def resolve(
+        self, tx: Tx, bank: Bank, facts: Sequence[FactToResolve]
+    ) -> list[list[ResolvedMention]]:
+        """Resolve every fact's mentions in order; persist entities, names, merges, reviews."""
+        labels = {label.name.casefold() for label in bank.entity_labels}
+        inputs = [_fact_input(f, labels) for f in facts]
+        count = await tx.run("resolve/bank_entities", {"bank_id": bank.id})
+        ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
+        await self._load(tx, bank.id, names_to_load(inputs), ws)
+        assigned = [resolve_one(ws, fact) for fact in inputs]
+        await self._persist(tx, bank.id, ws)
+        out: list[list[ResolvedMention]] = []
+        for fact, ids in zip(facts, assigned, strict=True):
+            resolved = []
+            for mention, eid in zip(fact.mentions, ids, strict=True):
+                if not eid:
+                    continue
+                entity = ws.entities[ws.final(eid)]
+                resolved.append(
+                    ResolvedMention(
+                        entity_id=entity.id,
+                        canonical_name=entity.canonical,
+                        mention=mention.text,
+                        type=entity.type or "",
+                    )
+                )
+            out.append(resolved)
+        return out
+
+    # -- load ---------------------------------------------------------------------------------
+
+    async def _load(
+        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]], ws: WorkingSet
+    ) -> None:
+        first = await self._lookup(tx, bank_id, names)
+        await self._load_entities(tx, bank_id, first, ws)
+        # Re-evaluation looks candidates up by every name of the entities it touches.
+        known = {(key, e.type) for e in ws.entities.values() for key in e.names}
+        second = await self._lookup(tx, bank_id, sorted(known - set(names), key=str))
+        await self._load_entities(tx, bank_id, second - first, ws)
+
+    async def _lookup(
+        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]]
+    ) -> set[str]:
+        probes = [
+            {"i": i, "key": key, "lucene": query}
+            for i, (key, entity_type) in enumerate(names)
+            if (query := lookup_query(bank_id, key, entity_type)) is not None
+        ]
+        if not probes:
+            return set()
+        rows = await tx.rows(
+            "resolve/lookup",
+            {"bank_id": bank_id, "probes": probes, "limit": LOOKUP_LIMIT},
+            _LookupRow,
+        )
+        return {entity_id for row in rows for entity_id in row.ids}
+
+    async def _load_entities(self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet) -> None:
+        if not ids:
+            return
+        rows = await tx.rows(
+            "resolve/load_entities",
+            {"bank_id": bank_id, "ids": sorted(ids), "max_neighbours": MAX_NEIGHBOURS},
+            _EntityRow,
+        )
+        for row in rows:
+            for n in row.neighbours:
+                ws.neighbour_info.setdefault(n.id, NeighbourInfo(n.degree, n.series))
+            ws.load(
+                WorkingEntity(
+                    id=row.id,
+                    canonical=row.canonical_name,
+                    type=row.type or None,
+                    first=row.first_seen,
+                    last=row.last_seen,
+                    names={n.key: n.stated for n in row.names},
+                    mentions=row.mention_count,
+                    neighbours=_counter((n.id, n.count) for n in row.neighbours),
+                    unloaded_degree=max(0, row.degree - len(row.neighbours)),
+                    is_label=row.is_label,
+                    decided_apart=set(row.decided_apart),
+                )
+            )
+
+    # -- persist ------------------------------------------------------------------------------
+
+    async def _persist(self, tx: Tx, bank_id: str, ws: WorkingSet) -> None:
+        key = bank_key(bank_id)
+        created = [eid for eid in ws.created if eid in ws.entities]
+        await tx.run(
+            "resolve/create_entities",
+            {
+                "bank_id": bank_id,
+                "bank_key": key,
+                "entities": [_entity_row(ws.entities[eid]) for eid in created],
+            },
+        )
+        recompute: set[str] = set()
+        for merge in ws.merges:
+            gone_stored = merge.gone not in ws.created
+            if not gone_stored:
+                continue  # created and folded within this batch: nothing stored to move
+            keep = ws.final(merge.keep)
+            neighbours = await tx.run(
+                "resolve/neighbours_of", {"bank_id": bank_id, "ids": [keep, merge.gone]}
+            )
+            await merge_entities(
+                tx,
+                bank_id,
+                keep=keep,
+                gone=merge.gone,
+                reason="re-evaluation: " + ("evidence" if merge.evidence else "merged"),
+                by="resolver",
+                evidence_json=msgspec.json.encode(merge.evidence).decode(),
+            )
+            recompute |= {keep, *neighbours[0]["ids"]} - {merge.gone}
+        await tx.run(
+            "resolve/add_names",
+            {
+                "bank_id": bank_id,
+                "bank_key": key,
+                "names": [
+                    {
+                        "entity_id": ws.final(c.entity_id),
+                        "key": c.key,
+                        "text": c.text,
+                        "stated": c.stated,
+                        "source": "alias" if c.stated else "mention",
+                        "memory_id": c.memory_id,
+                        "at": c.at,
+                    }
+                    for c in ws.claims
+                ],
+            },
+        )
+        if recompute:
+            await tx.run(
+                "resolve/recompute_entities", {"bank_id": bank_id, "ids": sorted(recompute)}
+            )
+        changed = {ws.final(c.entity_id) for c in ws.claims} - set(created)
+        await refresh_lookup_fields(tx, bank_id, changed)
+        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": _reviews(bank_id, ws)})
+
+
+async def merge_entities(
+    tx: Tx,
+    bank_id: str,
+    *,
+    keep: str,
+    gone: str,
+    reason: str,
+    by: str,
+    evidence_json: str | None = None,
+    review_id: str | None = None,
+) -> str:
+    """Fold ``gone`` into ``keep`` (audited); the caller recomputes derived edges after."""
+    merge_id = str(uuid.uuid4())
+    await tx.run(
+        "resolve/merge_entities",
+        {
+            "bank_id": bank_id,
+            "merge_id": merge_id,
+            "keep": keep,
+            "gone": gone,
+            "reason": reason,
+            "by": by,
+            "evidence_json": evidence_json,
+            "review_id": review_id,
+        },
+    )
+    return merge_id
+
+
+async def refresh_lookup_fields(tx: Tx, bank_id: str, entity_ids: Iterable[str]) -> None:
+    """Rebuild the full-text lookup fields of entities from their current names."""
+    ids = sorted(set(entity_ids))
+    if not ids:
+        return
+    rows = await tx.rows("resolve/names_of", {"bank_id": bank_id, "ids": ids}, _NamesOfRow)
+    await tx.run(
+        "resolve/set_lookup_fields",
+        {
+            "bank_id": bank_id,
+            "entities": [
+                {
+                    "id": r.id,
+                    **msgspec.structs.asdict(lookup_fields(r.keys, r.type, r.canonical_name)),
+                }
+                for r in rows
+            ],
+        },
+    )
+
+
+def _fact_input(fact: FactToResolve, labels: set[str]) -> FactInput:
+    return FactInput(
+        mentions=tuple(
+            Mention(
+                text=m.text,
+                type=m.type or None,
+                aliases=m.aliases,
+                is_label=bool(m.type) and m.type.casefold() in labels,
+                resolve=m.resolve,
+            )
+            for m in fact.mentions
+        ),
+        at=fact.at,
+        content=fact.content,
+        memory_id=fact.memory_id,
+    )
+
+
+def _entity_row(entity: WorkingEntity) -> dict[str, object]:
+    fields = lookup_fields(entity.names, entity.type, entity.canonical)
+    return {
+        "id": entity.id,
+        "canonical_name": entity.canonical,
+        "name_key": name_key(entity.canonical),
+        "type": entity.type or "",
+        "is_label": entity.is_label,
+        "at": entity.first,
+        **msgspec.structs.asdict(fields),
+    }
+
+
+def _reviews(bank_id: str, ws: WorkingSet) -> list[dict[str, object]]:
+    out: dict[str, dict[str, object]] = {}
+    for record in ws.reviews:
+        a = ws.final(record.entity_id)
+        for other in record.others:
+            b = ws.final(other)
+            if a == b or a not in ws.entities or b not in ws.entities:
+                continue
+            rid = review_id(bank_id, a, b)
+            out[rid] = {
+                "id": rid,
+                "entity_a": a,
+                "entity_b": b,
+                "reason": record.reason,
+                "evidence_json": json.dumps(
+                    msgspec.to_builtins(record.evidence), ensure_ascii=False, default=str
+                ),
+            }
+    return list(out.values())
+
+
+def _counter(pairs: Iterable[tuple[str, int]]) -> Counter[str]:
+    return Counter(dict(pairs))

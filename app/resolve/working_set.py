@@ -1,0 +1,298 @@
+"""The entities a resolution batch can see, in memory, with the same lookups an index gives.
+
+The store loads into a ``WorkingSet`` the entities its indexes returned for a batch's names
+(and their neighbours' degrees); the batch then creates, names, touches and merges entities
+here, so later facts of the same batch see what earlier ones did; finally the store persists
+the changes the working set recorded. The offline simulation (scripts/sim_identity.py) uses the
+same class over a whole corpus. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import msgspec
+
+from app.resolve.model import Candidate, Evidence, Neighbour
+from app.resolve.normalise import fold, index_keys, name_form, name_key, type_class
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+
+
+@dataclass
+class WorkingEntity:
+    """One entity as the batch sees it."""
+
+    id: str
+    canonical: str
+    type: str | None
+    first: datetime
+    last: datetime
+    # name key -> stated alias (or confirmed / vocabulary) flag
+    names: dict[str, bool] = field(default_factory=dict)
+    mentions: int = 0
+    # neighbour id -> facts together. For stored entities only the loaded (most frequent)
+    # neighbours are here; ``unloaded_degree`` counts the rest.
+    neighbours: Counter[str] = field(default_factory=Counter)
+    unloaded_degree: int = 0
+    is_label: bool = False
+    decided_apart: set[str] = field(default_factory=set)
+    stored: bool = False
+
+    @property
+    def degree(self) -> int:
+        """Distinct co-occurring entities."""
+        return len(self.neighbours) + self.unloaded_degree
+
+
+class NameClaim(msgspec.Struct, frozen=True):
+    """A name an entity was called, with the fact it came from (None: a merge moved it)."""
+
+    entity_id: str
+    key: str
+    text: str
+    stated: bool
+    memory_id: str | None
+    at: datetime | None = None
+
+
+class MergeRecord(msgspec.Struct, frozen=True):
+    """``gone`` was folded into ``keep`` (by re-evaluation), with the evidence."""
+
+    keep: str
+    gone: str
+    evidence: Evidence | None
+
+
+class ReviewRecord(msgspec.Struct, frozen=True):
+    """A pair to show a human: the subject entity and its best rivals, with evidence."""
+
+    entity_id: str
+    others: tuple[str, ...]
+    reason: str
+    evidence: tuple[Evidence, ...]
+
+
+class NeighbourInfo(msgspec.Struct, frozen=True):
+    """Degree and series key of a stored entity that is only known as a neighbour."""
+
+    degree: int
+    series: str = ""
+
+
+def _trigrams(key: str) -> set[str]:
+    s = f"  {fold(key)} "
+    return {s[i : i + 3] for i in range(len(s) - 2)}
+
+
+class WorkingSet:
+    """Entities, their co-occurrence and an in-memory candidate index, with a change log."""
+
+    def __init__(
+        self,
+        policy: ResolutionPolicy = DEFAULT_POLICY,
+        *,
+        bank_entities: int = 0,
+        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+    ) -> None:
+        self.policy = policy
+        self.entities: dict[str, WorkingEntity] = {}
+        self.neighbour_info: dict[str, NeighbourInfo] = {}
+        self.merged_into: dict[str, str] = {}
+        # Entities in the whole bank (the hub rule needs it), kept current as entities come/go.
+        self.bank_entities = bank_entities
+        self._new_id = new_id
+        self._by_key: dict[str, set[str]] = defaultdict(set)
+        self._by_lookup: dict[str, set[str]] = defaultdict(set)
+        self._by_token: dict[str, set[str]] = defaultdict(set)
+        self._by_trigram: dict[str, set[str]] = defaultdict(set)
+        # The change log the store persists.
+        self.created: list[str] = []
+        self.claims: list[NameClaim] = []
+        self.merges: list[MergeRecord] = []
+        self.reviews: list[ReviewRecord] = []
+        self.touched: set[str] = set()
+
+    # -- loading (store) ----------------------------------------------------------------------
+
+    def load(self, entity: WorkingEntity) -> None:
+        """Add a stored entity (idempotent: a second load of the same id is ignored)."""
+        if entity.id in self.entities or entity.id in self.merged_into:
+            return
+        entity.stored = True
+        self.entities[entity.id] = entity
+        for key in entity.names:
+            self._index_name(entity.id, key, entity.type)
+
+    # -- index --------------------------------------------------------------------------------
+
+    def _index_name(self, eid: str, key: str, entity_type: str | None) -> None:
+        keys = index_keys(key, entity_type)
+        self._by_key[key].add(eid)
+        for k in keys.lookup:
+            self._by_lookup[k].add(eid)
+        for token in keys.text.split():
+            self._by_token[token].add(eid)
+        for gram in _trigrams(key):
+            self._by_trigram[gram].add(eid)
+
+    def _unindex(self, eid: str) -> None:
+        for table in (self._by_key, self._by_lookup, self._by_token, self._by_trigram):
+            for ids in table.values():
+                ids.discard(eid)
+
+    def lookup(self, key: str, entity_type: str | None) -> list[str]:
+        """Candidate ids: exact key, then lookup keys, shared tokens, trigrams; capped."""
+        form = name_form(key, type_class(entity_type))
+        exact = sorted(self._by_key.get(key, ()))
+        cap = max(self.policy.max_candidates, len(exact))
+        out = list(exact)
+        seen = set(out)
+
+        def add(ids: Iterable[str]) -> None:
+            for i in ids:
+                if i not in seen and len(out) < cap:
+                    seen.add(i)
+                    out.append(i)
+
+        lookup_hits: set[str] = set()
+        for k in index_keys(key, entity_type).lookup:
+            lookup_hits |= self._by_lookup.get(k, set())
+        if len(form.words) == 1:  # a single word may be the acronym of a stored name
+            lookup_hits |= self._by_lookup.get(form.words[0], set())
+        add(sorted(lookup_hits))
+        token_hits: Counter[str] = Counter()
+        for token in form.tokens:
+            for i in self._by_token.get(token, ()):
+                token_hits[i] += 1
+        add(i for i, _ in sorted(token_hits.items(), key=lambda kv: (-kv[1], kv[0])))
+        grams = _trigrams(key)
+        gram_hits: Counter[str] = Counter()
+        for gram in grams:
+            for i in self._by_trigram.get(gram, ()):
+                gram_hits[i] += 1
+        fuzzy = [i for i, c in gram_hits.items() if c / len(grams) >= 0.5]
+        add(sorted(fuzzy, key=lambda i: (-gram_hits[i], i)))
+        return out
+
+    # -- what the pure core reads -------------------------------------------------------------
+
+    def candidate(self, eid: str) -> Candidate:
+        """The entity as the decision core sees it."""
+        e = self.entities[eid]
+        return Candidate(
+            entity_id=e.id,
+            canonical_name=e.canonical,
+            names=tuple(e.names),
+            stated_names=tuple(k for k, stated in e.names.items() if stated),
+            type=e.type,
+            first_seen=e.first,
+            last_seen=e.last,
+            mention_count=e.mentions,
+            degree=e.degree,
+            neighbours=tuple(
+                Neighbour(n, self.degree_of(n), self.series_of(n), count)
+                for n, count in sorted(e.neighbours.items())
+            ),
+            is_label=e.is_label,
+            decided_apart=tuple(sorted(e.decided_apart)),
+        )
+
+    def degree_of(self, eid: str) -> int:
+        """Degree of an entity, loaded or only known as a neighbour."""
+        if eid in self.entities:
+            return self.entities[eid].degree
+        info = self.neighbour_info.get(eid)
+        return info.degree if info else 1
+
+    def series_of(self, eid: str) -> str:
+        """Series key ("sprint #") of an entity's canonical name."""
+        if eid in self.entities:
+            e = self.entities[eid]
+            return index_keys(name_key(e.canonical), e.type).series
+        info = self.neighbour_info.get(eid)
+        return info.series if info else ""
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def create(self, text: str, entity_type: str | None, at: datetime, *, is_label: bool) -> str:
+        """A new entity named ``text``."""
+        eid = self._new_id()
+        self.entities[eid] = WorkingEntity(
+            id=eid, canonical=text.strip(), type=entity_type, first=at, last=at, is_label=is_label
+        )
+        self.created.append(eid)
+        self.bank_entities += 1
+        return eid
+
+    def add_name(
+        self,
+        eid: str,
+        key: str,
+        text: str,
+        *,
+        stated: bool,
+        memory_id: str | None,
+        at: datetime | None = None,
+    ) -> None:
+        """Record that ``eid`` was called ``text`` (a claim, with the fact it came from)."""
+        e = self.entities[eid]
+        if key not in e.names or (stated and not e.names[key]):
+            e.names[key] = e.names.get(key, False) or stated
+            self._index_name(eid, key, e.type)
+        self.claims.append(NameClaim(eid, key, text, stated, memory_id, at))
+
+    def touch(self, eid: str, at: datetime) -> None:
+        """One more fact mentions ``eid``."""
+        e = self.entities[eid]
+        e.mentions += 1
+        e.first, e.last = min(e.first, at), max(e.last, at)
+        self.touched.add(eid)
+
+    def cooccur(self, ids: Iterable[str]) -> None:
+        """The given entities were named in one fact."""
+        distinct = sorted(set(ids))
+        for a in distinct:
+            for b in distinct:
+                if a != b:
+                    self.entities[a].neighbours[b] += 1
+
+    def merge(self, keep: str, gone: str, evidence: Evidence | None) -> None:
+        """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""
+        k, g = self.entities[keep], self.entities.pop(gone)
+        self._unindex(gone)
+        for key, stated in g.names.items():
+            k.names[key] = k.names.get(key, False) or stated
+        for key in k.names:
+            self._index_name(keep, key, k.type)
+        k.mentions += g.mentions
+        k.first, k.last = min(k.first, g.first), max(k.last, g.last)
+        k.unloaded_degree += g.unloaded_degree
+        k.decided_apart |= g.decided_apart
+        for n, count in g.neighbours.items():
+            other = self.entities.get(n)
+            moved = other.neighbours.pop(gone, 0) if other else 0
+            if n != keep:
+                k.neighbours[n] += count
+                if other is not None:
+                    other.neighbours[keep] += moved
+        k.neighbours.pop(gone, None)
+        self.merged_into[gone] = keep
+        self.touched.discard(gone)
+        self.touched.add(keep)
+        self.bank_entities -= 1
+        self.merges.append(MergeRecord(keep, gone, evidence))
+
+    def review(self, record: ReviewRecord) -> None:
+        """File a pair for a human (once per pair and reason)."""
+        if record not in self.reviews:
+            self.reviews.append(record)
+
+    def final(self, eid: str) -> str:
+        """The entity ``eid`` ended up in after merges."""
+        while eid in self.merged_into:
+            eid = self.merged_into[eid]
+        return eid

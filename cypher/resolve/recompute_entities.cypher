@@ -1,0 +1,31 @@
+// Derive entities' counts, first/last seen and co-occurrence edges from their MENTIONS (after
+// a merge, split or revert moved mentions); one CO_OCCURS per pair, from smaller to larger id.
+// params: $bank_id, $ids
+// mode: write
+UNWIND $ids AS id
+MATCH (x:Entity {bank_id: $bank_id, id: id})
+CALL (x) {
+  MATCH (x)-[old:CO_OCCURS]-()
+  DELETE old
+}
+CALL (x) {
+  MATCH (m:Memory)-[:MENTIONS]->(x)
+  WITH DISTINCT m
+  RETURN count(m) AS mentions, min(m.mentioned_at) AS first, max(m.mentioned_at) AS last
+}
+SET x.mention_count = mentions,
+    x.first_seen = coalesce(first, x.first_seen), x.last_seen = coalesce(last, x.last_seen)
+WITH x
+CALL (x) {
+  MATCH (x)<-[:MENTIONS]-(m:Memory)-[:MENTIONS]->(o:Entity)
+  WHERE o <> x
+  WITH o, count(DISTINCT m) AS n, min(m.mentioned_at) AS first, max(m.mentioned_at) AS last
+  CALL (x, o, n, first, last) {
+    WITH x, o, n, first, last WHERE x.id < o.id
+    CREATE (x)-[:CO_OCCURS {count: n, first_at: first, last_at: last}]->(o)
+    UNION
+    WITH x, o, n, first, last WHERE o.id < x.id
+    CREATE (o)-[:CO_OCCURS {count: n, first_at: first, last_at: last}]->(x)
+  }
+}
+RETURN count(x) AS recomputed

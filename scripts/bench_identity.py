@@ -1,0 +1,150 @@
+"""Identity benchmark: pairwise P/R/F1 of "same entity" over a corpus, forward and reverse.
+
+Follows ../shared/bench/identity/README.md: for each order a fresh bank in `chunks` mode; the
+items retained one request at a time with their mentions as `entities`; each memory read back
+through the API to see which entity every mention resolved to; the assignment scored by the
+corpus's own score.py (per order, per case family, examples, and order agreement).
+
+    .venv/bin/python scripts/bench_identity.py ../shared/bench/identity/identity_dev.json
+    .venv/bin/python scripts/bench_identity.py CORPUS --url http://127.0.0.1:8888   # a running service
+
+Without --url the service runs in this process against the test Neo4j (MNEMO_NEO4J_URI
+overrides) with a temporary data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.client import MnemoClient  # noqa: E402
+from app.config import load_settings  # noqa: E402
+from app.curate.banks import BankUpdate  # noqa: E402
+from app.embedded import serve_in_thread  # noqa: E402
+from app.resolve.normalise import name_key  # noqa: E402
+from app.retain.items import EntityHint, RetainItem  # noqa: E402
+
+
+@contextmanager
+def service(url: str | None) -> Iterator[str]:
+    """The given service, or one served from this process."""
+    if url:
+        yield url
+        return
+    uri = os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697")
+    with tempfile.TemporaryDirectory(prefix="mnemo-identity-") as data_dir:
+        settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri, log_level="warning")
+        with serve_in_thread(settings) as served:
+            yield served
+
+
+def assign(client: MnemoClient, items: list[dict[str, Any]]) -> tuple[dict[str, str], float]:
+    """Retain items one request at a time; map each mention anchor to its entity id."""
+    bank = f"identity-{uuid.uuid4().hex[:8]}"
+    client.put_bank(bank, BankUpdate(retain_extraction_mode="chunks"))
+    assignment: dict[str, str] = {}
+    started = time.perf_counter()
+    try:
+        memories = []
+        for item in items:
+            answer = client.retain(
+                bank,
+                [
+                    RetainItem(
+                        content=item["content"],
+                        timestamp=item["timestamp"],
+                        entities=[EntityHint(text=m["text"], type=m["type"]) for m in item["mentions"]],
+                    )
+                ],
+            )
+            memories.append(answer.memory_ids)
+        elapsed = time.perf_counter() - started
+        for item, memory_ids in zip(items, memories, strict=True):
+            by_surface: dict[str, str] = {}
+            for memory_id in memory_ids:
+                for entity in client.get_memory(bank, memory_id)["entities"]:
+                    by_surface.setdefault(name_key(entity["mention"]), entity["id"])
+            for index, mention in enumerate(item["mentions"]):
+                entity_id = by_surface.get(name_key(mention["text"]))
+                if entity_id is not None:
+                    assignment[f"{item['id']}#{index}"] = entity_id
+    finally:
+        client.delete_bank(bank)
+    return assignment, elapsed
+
+
+def score(scorer: Path, corpus: Path, *args: str) -> dict[str, Any]:
+    """Run the corpus's scorer and return its JSON result."""
+    out = subprocess.run(
+        [sys.executable, str(scorer), str(corpus), *args, "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def report(order: str, res: dict[str, Any], mentions: int, elapsed: float, examples: int) -> None:
+    """Print one order's scores, per family, and examples."""
+    print(
+        f"== {order}: P={res['precision']:.4f} R={res['recall']:.4f} F1={res['f1']:.4f}  "
+        f"false-merge pairs {res['false_merge_pairs']}, missed {res['missed_merge_pairs']}  "
+        f"({mentions / elapsed:.1f} mentions resolved/s)"
+    )
+    for family, row in sorted(res["per_case"].items()):
+        if "/" in family:
+            continue  # sub-cases: see the scorer's own output for them
+        print(f"   {family:13s} F1={row['f1']:.3f}  false-merge pairs {row['false_merge_pairs']}")
+    for group in res["false_merge_groups"][:examples]:
+        a, b = group["example"]
+        print(f"   FALSE MERGE {group['gold_a']} x {group['gold_b']}: {a['text']!r} ~ {b['text']!r}")
+    for group in res["missed_merge_groups"][:examples]:
+        a, b = group["example"]
+        print(f"   MISSED {group['gold']} ({group['pairs']} pairs): {a['text']!r} vs {b['text']!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--url", help="a running Mnemo (default: serve one in this process)")
+    parser.add_argument("--out", type=Path, default=Path(".data/bench_identity"))
+    parser.add_argument("--examples", type=int, default=5)
+    args = parser.parse_args()
+    corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
+    scorer = args.corpus.parent / "score.py"
+    args.out.mkdir(parents=True, exist_ok=True)
+    items = list(corpus["items"])
+    mentions = sum(len(i["mentions"]) for i in items)
+    paths = {}
+    with service(args.url) as url, MnemoClient(url) as client:
+        for order, sequence in (("forward", items), ("reverse", items[::-1])):
+            assignment, elapsed = assign(client, sequence)
+            path = args.out / f"{order}.json"
+            path.write_text(json.dumps(assignment, ensure_ascii=False, indent=1), encoding="utf-8")
+            paths[order] = path
+            res = score(scorer, args.corpus, str(path), "--examples", str(args.examples))
+            report(order, res, mentions, elapsed, args.examples)
+    compared = score(scorer, args.corpus, "--compare", str(paths["forward"]), str(paths["reverse"]))
+    agree = 1 - float(compared["disagreement_share_of_linked"])
+    print(
+        f"order agreement: {compared['linked_by_either']} pairs linked by either order, "
+        f"{compared['disagreeing_pairs']} disagree -> {agree:.2%} agree"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
