@@ -17,7 +17,7 @@ import msgspec
 
 from app.resolve.decide import resolve_fact
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
-from app.resolve.normalise import name_key
+from app.resolve.normalise import index_keys, name_key
 from app.resolve.reconsider import reconsider
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
@@ -52,7 +52,7 @@ def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
         FactMentions(
             mentions=fact.mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
         ),
-        [_candidates(ws, m) for m in fact.mentions],
+        _candidates(ws, fact.mentions),
         ws.policy,
     )
     assigned = [""] * len(fact.mentions)
@@ -127,13 +127,22 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
             )
 
 
-def _candidates(ws: WorkingSet, mention: Mention) -> tuple[Candidate, ...]:
-    ids: list[str] = []
-    for text in (mention.text, *mention.aliases):
-        key = name_key(text)
-        if key:
-            ids.extend(i for i in ws.lookup(key, mention.type) if i not in ids)
-    return tuple(ws.candidate(i) for i in ids)
+def _candidates(ws: WorkingSet, mentions: Sequence[Mention]) -> list[tuple[Candidate, ...]]:
+    """Per mention, its candidates (and its aliases'), with the neighbours the fact needs."""
+    ids_per_mention: list[list[str]] = []
+    for mention in mentions:
+        ids: list[str] = []
+        for text in (mention.text, *mention.aliases):
+            key = name_key(text)
+            if key:
+                ids.extend(i for i in ws.lookup(key, mention.type) if i not in ids)
+        ids_per_mention.append(ids)
+    focus = frozenset(i for ids in ids_per_mention for i in ids)
+    series = frozenset(s for m in mentions if (s := index_keys(name_key(m.text), m.type).series))
+    return [
+        tuple(ws.candidate(i, focus=focus, focus_series=series) for i in ids)
+        for ids in ids_per_mention
+    ]
 
 
 def _texts_by_key(fact: FactInput, indexes: Sequence[int]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,7 +19,7 @@ import msgspec
 
 from app.resolve.model import Candidate, Evidence, Neighbour
 from app.resolve.normalise import fold, index_keys, name_form, name_key, type_class
-from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
 @dataclass
@@ -109,6 +109,7 @@ class WorkingSet:
         self._by_lookup: dict[str, set[str]] = defaultdict(set)
         self._by_token: dict[str, set[str]] = defaultdict(set)
         self._by_trigram: dict[str, set[str]] = defaultdict(set)
+        self._series: dict[str, str] = {}
         # The change log the store persists.
         self.created: list[str] = []
         self.claims: list[NameClaim] = []
@@ -180,9 +181,33 @@ class WorkingSet:
 
     # -- what the pure core reads -------------------------------------------------------------
 
-    def candidate(self, eid: str) -> Candidate:
-        """The entity as the decision core sees it."""
+    def candidate(
+        self,
+        eid: str,
+        *,
+        focus: frozenset[str] | None = None,
+        focus_series: frozenset[str] = frozenset(),
+    ) -> Candidate:
+        """The entity as the decision core sees it.
+
+        With ``focus`` (the candidate ids of a fact's mentions) only the neighbours that can
+        matter to the fact are listed — those in ``focus`` or of a series in ``focus_series`` —
+        and ``neighbour_mass`` carries the weight of all of them (``model.Candidate``): a
+        popular entity's hundreds of neighbours are not rebuilt for every mention.
+        """
         e = self.entities[eid]
+        if focus is not None:
+            hub = hub_degree(self.bank_entities, self.policy)
+            mass = sum(neighbour_weight(self.degree_of(n), self.policy, hub) for n in e.neighbours)
+            shown = {
+                n: c
+                for n, c in e.neighbours.items()
+                if n in focus or (focus_series and self.series_of(n) in focus_series)
+            }
+            return msgspec.structs.replace(self._candidate(e, shown), neighbour_mass=mass)
+        return self._candidate(e, e.neighbours)
+
+    def _candidate(self, e: WorkingEntity, neighbours: Mapping[str, int]) -> Candidate:
         return Candidate(
             entity_id=e.id,
             canonical_name=e.canonical,
@@ -195,7 +220,7 @@ class WorkingSet:
             degree=e.degree,
             neighbours=tuple(
                 Neighbour(n, self.degree_of(n), self.series_of(n), count)
-                for n, count in sorted(e.neighbours.items())
+                for n, count in sorted(neighbours.items())
             ),
             is_label=e.is_label,
             decided_apart=tuple(sorted(e.decided_apart)),
@@ -209,12 +234,18 @@ class WorkingSet:
         return info.degree if info else 1
 
     def series_of(self, eid: str) -> str:
-        """Series key ("sprint #") of an entity's canonical name."""
+        """Series key ("sprint #") of an entity's canonical name (cached: names are stable)."""
+        cached = self._series.get(eid)
+        if cached is not None:
+            return cached
         if eid in self.entities:
             e = self.entities[eid]
-            return index_keys(name_key(e.canonical), e.type).series
-        info = self.neighbour_info.get(eid)
-        return info.series if info else ""
+            series = index_keys(name_key(e.canonical), e.type).series
+        else:
+            info = self.neighbour_info.get(eid)
+            series = info.series if info else ""
+        self._series[eid] = series
+        return series
 
     # -- changes ------------------------------------------------------------------------------
 
