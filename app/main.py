@@ -13,10 +13,15 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 import app as package
 from app.api.banks import BankController
 from app.api.deps import DEPENDENCIES
+from app.api.documents import DocumentController
+from app.api.entities import EntityController, EntityMergeController
 from app.api.errors import EXCEPTION_HANDLERS
 from app.api.health import HealthController
 from app.api.memories import RetainController
+from app.api.memory_items import MemoryItemController
 from app.api.operations import OperationController
+from app.api.recall import RecallController
+from app.api.reviews import ReviewController
 from app.config import Settings, load_settings
 from app.runtime import Runtime
 
@@ -44,6 +49,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             HealthController,
             BankController,
             RetainController,
+            MemoryItemController,
+            DocumentController,
+            RecallController,
+            EntityController,
+            EntityMergeController,
+            ReviewController,
             OperationController,
             MetricsController,
         ],

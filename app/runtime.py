@@ -15,7 +15,9 @@ import msgspec
 from app.config import Settings
 from app.curate.banks import BankService
 from app.curate.documents import DocumentService
+from app.curate.entities import EntityService
 from app.curate.memories import MemoryService
+from app.curate.reviews import ReviewService
 from app.recall.service import RecallService
 from app.resolve.graph_resolver import GraphResolver
 from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction
@@ -89,6 +91,8 @@ class Runtime:
             banks=self.banks,
             retainer=self.retainer,
         )
+        self.entities = EntityService(graph, self.banks)
+        self.reviews = ReviewService(graph, self.banks, self.entities)
         self.documents = DocumentService(
             graph=graph, vectors=vectors, banks=self.banks, retainer=self.retainer
         )

@@ -9,6 +9,11 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, PathParameter, QueryParameter
 
 from app.curate.banks import BANK_ID_PATTERN, BankService
+from app.curate.documents import DocumentService
+from app.curate.entities import EntityService
+from app.curate.memories import MemoryService
+from app.curate.reviews import ReviewService
+from app.recall.service import RecallService
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.runtime import Runtime
@@ -27,7 +32,12 @@ BankId = Annotated[
 Banks = NamedDependency[BankService]
 Retainer = NamedDependency[RetainPipeline]
 Operations = NamedDependency[OperationRunner]
+Recaller = NamedDependency[RecallService]
 RuntimeDep = NamedDependency[Runtime]
+Memories = NamedDependency[MemoryService]
+Documents = NamedDependency[DocumentService]
+Entities = NamedDependency[EntityService]
+Reviews = NamedDependency[ReviewService]
 # Ids of memories, entities, documents, operations… inside a bank.
 ItemId = FromPath[str]
 Limit = Annotated[int, QueryParameter(ge=1, le=1000, description="page size")]
@@ -55,9 +65,39 @@ def operations(state: State) -> OperationRunner:
     return runtime(state).operations
 
 
+def recaller(state: State) -> RecallService:
+    """The recall service."""
+    return runtime(state).recall
+
+
+def memories(state: State) -> MemoryService:
+    """Listing, reading and curating facts."""
+    return runtime(state).memories
+
+
+def documents(state: State) -> DocumentService:
+    """Documents and what they produced."""
+    return runtime(state).documents
+
+
+def entities(state: State) -> EntityService:
+    """Entities: inspection and repairs."""
+    return runtime(state).entities
+
+
+def reviews(state: State) -> ReviewService:
+    """Entity-resolution reviews."""
+    return runtime(state).reviews
+
+
 DEPENDENCIES = {
     "runtime": Provide(runtime, sync_to_thread=False),
     "banks": Provide(banks, sync_to_thread=False),
     "retainer": Provide(retainer, sync_to_thread=False),
     "operations": Provide(operations, sync_to_thread=False),
+    "memories": Provide(memories, sync_to_thread=False),
+    "documents": Provide(documents, sync_to_thread=False),
+    "entities": Provide(entities, sync_to_thread=False),
+    "reviews": Provide(reviews, sync_to_thread=False),
+    "recaller": Provide(recaller, sync_to_thread=False),
 }

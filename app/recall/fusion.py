@@ -10,7 +10,9 @@ head of each list: rank 1 is worth 1/61, rank 2 1/62, so no single channel can d
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+import msgspec
 
 from app.recall.candidates import CHANNELS, Channel, ChannelHit, ChannelResult, FusedResult
 from app.recall.recipes import ChannelWeights
@@ -73,3 +75,18 @@ def rrf(
 def fusion_order(result: FusedResult) -> tuple[float, float, int, str]:
     """Sort key, best first: final score, then fused score, then best single rank, then id."""
     return (-result.final, -result.rrf, result.best_rank, result.id)
+
+
+def apply_rerank(results: Iterable[FusedResult], scores: Mapping[str, float]) -> list[FusedResult]:
+    """Order fused results by a reranker's scores (``final`` becomes the reranker's score).
+
+    A result the reranker did not score gets ``final = 0`` and so follows every scored one, in
+    fused order (``fusion_order`` breaks the tie by the RRF score). Reranker scores are expected
+    in [0, 1] (a probability), so that the multiplicative boosts applied next keep their meaning.
+    """
+    reranked = [
+        msgspec.structs.replace(result, final=float(scores.get(result.id, 0.0)))
+        for result in results
+    ]
+    reranked.sort(key=fusion_order)
+    return reranked

@@ -12,8 +12,9 @@ query), a candidate fact is reached through
 - *links* from a seed: SEMANTIC (times its cosine weight) and CAUSED_BY (times its weight), each
   scaled by its kind's weight, the seed's strength, and ``hop_decay`` per hop beyond the first.
 
-The parts combine as a noisy-OR, ``1 - Π(1 - part)``: every path adds evidence, nothing exceeds 1,
-and one strong path is not diluted by weak ones (as an average would).
+The parts combine as a noisy-OR, ``1 - Π(1 - part)``, over the entity part and the strongest link
+of each kind: every kind of evidence adds, nothing exceeds 1, and one strong path is not diluted by
+weak ones (as an average would).
 
 **Temporal channel.** A fact whose event time overlaps the query window scores
 ``overlap_floor + (1 - overlap_floor) × (share of the fact's interval inside the window)``, so a
@@ -47,6 +48,9 @@ class EntityReach(msgspec.Struct, frozen=True, kw_only=True):
     degree: int
     # Strength in [0, 1] of the seed it came from: 1.0 for an entity named in the query.
     seed_strength: float = 1.0
+    # A floor under the specificity: an entity the query names keeps at least
+    # ``GraphScoringConfig.query_entity_floor`` however many facts mention it.
+    min_specificity: float = 0.0
 
 
 class LinkReach(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,12 +96,13 @@ def entity_specificity(degree: int) -> float:
 def entity_score(reaches: Iterable[EntityReach], config: GraphScoringConfig) -> float:
     """Saturating score of the distinct shared entities: ``1 - exp(-n / tau)``.
 
-    ``n = Σ over distinct entities of specificity × seed strength``; an entity reached from
-    several seeds counts once, through its strongest seed.
+    ``n = Σ over distinct entities of max(specificity, min_specificity) × seed strength``; an
+    entity reached from several seeds counts once, through its strongest seed.
     """
     best: dict[str, float] = {}
     for reach in reaches:
-        weight = entity_specificity(reach.degree) * _unit(reach.seed_strength)
+        specificity = max(entity_specificity(reach.degree), _unit(reach.min_specificity))
+        weight = specificity * _unit(reach.seed_strength)
         best[reach.entity_id] = max(weight, best.get(reach.entity_id, 0.0))
     weighted_count = math.fsum(best.values())
     return 1.0 - math.exp(-weighted_count / config.entity_tau)
@@ -115,10 +120,20 @@ def link_contribution(reach: LinkReach, config: GraphScoringConfig) -> float:
 def graph_score(
     entities: Iterable[EntityReach], links: Iterable[LinkReach], config: GraphScoringConfig
 ) -> float:
-    """Score a candidate in [0, 1]: the noisy-OR of its entity part and of its links."""
+    """Score a candidate in [0, 1]: the noisy-OR of its entity part and its strongest links.
+
+    Links count once per kind, through their strongest path: a fact that many seeds are
+    SEMANTIC-ally close to is a "centroid" of the hits (on LoCoMo, generic chit-chat such as
+    "What did it look like?"), and letting those paths add up ranked it above facts sharing
+    a specific entity with the query.
+    """
     miss = 1.0 - entity_score(entities, config)
+    strongest: dict[str, float] = {}
     for reach in links:
-        miss *= 1.0 - link_contribution(reach, config)
+        share = link_contribution(reach, config)
+        strongest[reach.kind] = max(share, strongest.get(reach.kind, 0.0))
+    for share in strongest.values():
+        miss *= 1.0 - share
     return 1.0 - miss
 
 
@@ -174,3 +189,82 @@ def spread(
         scores.update(reached)
         frontier = reached
     return scores
+
+
+# --- Putting reaches together (what the channels call) -----------------------------------------
+
+
+class SeedEntity(msgspec.Struct, frozen=True, kw_only=True):
+    """An entity the graph channel expands from, and where it came from.
+
+    ``via`` is the seed fact that mentions it, or ``""`` for an entity named in the query;
+    ``strength`` is that seed's strength (or the query match's).
+    """
+
+    entity_id: str
+    degree: int
+    via: str
+    strength: float
+
+
+class LinkPath(msgspec.Struct, frozen=True, kw_only=True):
+    """A SEMANTIC / CAUSED_BY path from the seed fact ``seed`` to the candidate ``target``."""
+
+    seed: str
+    target: str
+    reach: LinkReach
+
+
+def graph_candidates(
+    seed_entities: Iterable[SeedEntity],
+    memberships: Mapping[str, Iterable[str]],
+    links: Iterable[LinkPath],
+    config: GraphScoringConfig,
+) -> dict[str, float]:
+    """Score every fact the graph channel reached; drop those below ``config.min_score``.
+
+    ``memberships`` maps a candidate fact to the reached entities it mentions. A fact never
+    reaches itself: an entity counts for a seed fact only through *another* seed (or the
+    query), and a link path only for a target other than its seed. So seeds that corroborate
+    each other rise, and a seed alone gets nothing from its own entities. An entity the query
+    names keeps at least ``query_entity_floor`` of specificity: the user asked about it, so its
+    facts are relevant however common it is (``entity_score`` keeps the strongest reach).
+    """
+    by_entity: dict[str, list[SeedEntity]] = {}
+    for seed in seed_entities:
+        by_entity.setdefault(seed.entity_id, []).append(seed)
+    entity_reaches: dict[str, list[EntityReach]] = {}
+    for fact_id, entity_ids in memberships.items():
+        for entity_id in set(entity_ids):
+            reaches = [
+                EntityReach(
+                    entity_id=entity_id,
+                    degree=s.degree,
+                    seed_strength=s.strength,
+                    min_specificity=config.query_entity_floor if s.via == "" else 0.0,
+                )
+                for s in by_entity.get(entity_id, ())
+                if s.via != fact_id
+            ]
+            if reaches:
+                entity_reaches.setdefault(fact_id, []).extend(reaches)
+    link_reaches: dict[str, list[LinkReach]] = {}
+    for path in links:
+        if path.target != path.seed:
+            link_reaches.setdefault(path.target, []).append(path.reach)
+    scores: dict[str, float] = {}
+    for fact_id in entity_reaches.keys() | link_reaches.keys():
+        score = graph_score(entity_reaches.get(fact_id, ()), link_reaches.get(fact_id, ()), config)
+        if score > 0 and score >= config.min_score:
+            scores[fact_id] = score
+    return scores
+
+
+def inside_window_score(overlap: float, similarity: float, config: TemporalConfig) -> float:
+    """A fact inside the window: its overlap score, trimmed by at most ``relevance_share``.
+
+    ``overlap × (1 - relevance_share × (1 - cosine⁺))``: event-time precision decides first,
+    closeness in meaning orders facts equally placed in time. A cosine outside [0, 1] is
+    clamped, so the result stays within [overlap × (1 - share), overlap].
+    """
+    return overlap * (1.0 - config.relevance_share * (1.0 - _unit(similarity)))

@@ -95,10 +95,20 @@ class GraphScoringConfig(msgspec.Struct, frozen=True, kw_only=True):
     hop_decay: float = 0.5
     # A seed's strength is 1.0 at rank 1 and halves at rank 1 + seed_half_rank.
     seed_half_rank: int = 10
+    # Candidates scoring below this are dropped: RRF reads only ranks, so a list of facts that
+    # merely share a hub would still hand its head the same share as a strong match.
+    min_score: float = 0.0
+    # Specificity an entity named in the query keeps at least, however many facts mention it
+    # (1/sqrt(degree) would make "Gina" worth nothing in Gina's own chat history).
+    query_entity_floor: float = 0.0
 
     def __post_init__(self) -> None:
         if self.entity_tau <= 0:
             raise ValueError("graph.entity_tau must be > 0")
+        if not 0.0 <= self.min_score < 1.0:
+            raise ValueError("graph.min_score must be within [0, 1)")
+        if not 0.0 <= self.query_entity_floor <= 1.0:
+            raise ValueError("graph.query_entity_floor must be within [0, 1]")
         if self.seed_half_rank < 1:
             raise ValueError("graph.seed_half_rank must be >= 1")
         for name in ("semantic_weight", "causal_weight", "hop_decay"):
@@ -117,14 +127,24 @@ class TemporalConfig(msgspec.Struct, frozen=True, kw_only=True):
     # outrank facts that were only reached by spreading.
     spread_decay: float = 0.4
     spread_hops: int = 1
+    # Share of a fact's window score that its relevance to the query (cosine) may take away:
+    # among facts equally placed in time, the one closer in meaning ranks first, and no fact
+    # inside the window drops below ``overlap_floor × (1 - relevance_share)``.
+    relevance_share: float = 0.15
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap_floor <= 1.0:
             raise ValueError("temporal.overlap_floor must be within [0, 1]")
         if not 0.0 <= self.spread_decay < 1.0:
             raise ValueError("temporal.spread_decay must be within [0, 1)")
-        if self.spread_decay > 0 and self.spread_decay >= self.overlap_floor:
-            raise ValueError("temporal.spread_decay must be below temporal.overlap_floor")
+        if not 0.0 <= self.relevance_share < 1.0:
+            raise ValueError("temporal.relevance_share must be within [0, 1)")
+        floor = self.overlap_floor * (1.0 - self.relevance_share)
+        if self.spread_decay > 0 and self.spread_decay >= floor:
+            raise ValueError(
+                "temporal.spread_decay must be below "
+                "temporal.overlap_floor × (1 - temporal.relevance_share)"
+            )
         if not 0 <= self.spread_hops <= MAX_GRAPH_HOPS:
             raise ValueError(f"temporal.spread_hops must be within [0, {MAX_GRAPH_HOPS}]")
 
@@ -147,6 +167,10 @@ class RecallRecipe(msgspec.Struct, frozen=True, kw_only=True):
     graph_entity_fanout: int
     # Candidates kept after fusion (boosts, rerank and budget work on these only).
     max_fused: int
+    # An entity named in the query and mentioned by at least this share of the bank's facts
+    # is a hub: the vector channel embeds the query without its name (app/recall/query_text.py).
+    # 0 turns this off.
+    hub_share: float = 0.05
     rrf_k: int = 60
     weights: ChannelWeights = msgspec.field(default_factory=ChannelWeights)
     boosts: BoostConfig = msgspec.field(default_factory=BoostConfig)
@@ -168,6 +192,8 @@ class RecallRecipe(msgspec.Struct, frozen=True, kw_only=True):
                 raise ValueError(f"{name} must be >= 1")
         if self.graph_query_entities < 0:
             raise ValueError("graph_query_entities must be >= 0")
+        if not 0.0 <= self.hub_share <= 1.0:
+            raise ValueError("hub_share must be within [0, 1]")
         if not 1 <= self.graph_max_hops <= MAX_GRAPH_HOPS:
             raise ValueError(f"graph_max_hops must be within [1, {MAX_GRAPH_HOPS}]")
 

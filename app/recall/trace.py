@@ -8,7 +8,9 @@ results), so it shows exactly what decided the order, not a re-derivation of it:
   the final score (``FusedResult`` as returned by ``rrf`` then ``apply_boosts``);
 - ``timings_ms``: wall time per phase in milliseconds. Phase names in use: ``embed``,
   ``query_entities``, ``vector``, ``keyword``, ``graph``, ``temporal``, ``fusion``, ``rerank``,
-  ``boosts``, ``budget``, ``hydrate``, ``total``; a phase that did not run is absent.
+  ``boosts``, ``budget``, ``hydrate``, ``total``; a phase that did not run is absent. Channel
+  times are each channel's own work; ``graph`` starts when the vector and keyword channels
+  (its seeds) are done, the others start together.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Literal
 import msgspec
 
 from app.recall.candidates import Candidate, Channel, ChannelResult, FusedResult, TimeWindow
+from app.recall.ports import QueryEntity
 from app.recall.recipes import RecallRecipe
 
 ChannelStatus = Literal["ok", "skipped", "failed", "timeout"]
@@ -60,4 +63,9 @@ class RecallTrace(msgspec.Struct, frozen=True, kw_only=True):
     timings_ms: dict[str, float]
     # The event-time window the temporal channel and boost used (parsed or given), if any.
     query_window: TimeWindow | None = None
+    # The entities the query was found to name (they seed the graph channel).
+    query_entities: tuple[QueryEntity, ...] = ()
+    # The text the vector and temporal channels embedded, when it is not the query itself (the
+    # query without names too common in the bank to steer similarity: app/recall/query_text.py).
+    vector_query: str | None = None
     notes: tuple[str, ...] = ()

@@ -10,15 +10,17 @@ nothing more merges.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 import msgspec
 
 from app.resolve.decide import resolve_fact
+from app.resolve.guards import type_conflict
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
-from app.resolve.normalise import index_keys, name_key
+from app.resolve.normalise import index_keys, name_form, name_key, type_class
 from app.resolve.reconsider import reconsider
+from app.resolve.scoring import ResolutionPolicy, name_relation
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
@@ -44,6 +46,39 @@ def names_to_load(facts: Sequence[FactInput]) -> list[tuple[str, str | None]]:
                 if key:
                     out[(key, mention.type)] = None
     return list(out)
+
+
+def could_merge(
+    keys: Iterable[str],
+    entity_type: str | None,
+    is_label: bool,
+    names: Sequence[tuple[str, str | None]],
+    policy: ResolutionPolicy,
+) -> bool:
+    """Whether one of ``names`` could resolve to an entity called ``keys`` (a superset test).
+
+    A merge needs a compatible type and a name relation between one of the mention's names and
+    one of the entity's (``evidence.score_candidate``; re-evaluation the same between two
+    entities' names); labels need an identical key. The store loads only index hits that pass,
+    and looks up the names of an entity for re-evaluation only when it passes: without this,
+    every fuzzy hit is loaded with its neighbours and brings twenty more, and the cost of a
+    mention grows with the bank.
+    """
+    tclass = type_class(entity_type)
+    own = [name_form(key, tclass) for key in dict.fromkeys(keys) if key]
+    own_keys = {form.key for form in own}
+    for key, subject_type in names:
+        subject_class = type_class(subject_type)
+        if type_conflict(subject_class, tclass) is not None:
+            continue
+        if key in own_keys:
+            return True
+        if is_label:
+            continue
+        subject = name_form(key, subject_class)
+        if any(name_relation(subject, form, policy) is not None for form in own):
+            return True
+    return False
 
 
 def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
@@ -87,7 +122,10 @@ def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
             assigned[i] = eid
     touched = sorted({a for a in assigned if a})
     ws.cooccur(touched)
-    reconsider_touched(ws, touched, fact.at)
+    # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
+    # resolved to is not re-evaluated (fuzzily) on its account.
+    resolving = sorted({a for a, m in zip(assigned, fact.mentions, strict=True) if a and m.resolve})
+    reconsider_touched(ws, resolving, fact.at)
     return [ws.final(a) if a else "" for a in assigned]
 
 

@@ -13,6 +13,7 @@ another), for one batch of facts:
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import uuid
@@ -23,7 +24,7 @@ from datetime import datetime
 import msgspec
 
 from app.curate.banks import Bank
-from app.resolve.batch import FactInput, names_to_load, resolve_one
+from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
 from app.resolve.model import Mention
 from app.resolve.normalise import fold, index_keys, name_key
 from app.resolve.port import FactToResolve, ResolvedMention
@@ -34,8 +35,15 @@ from app.store.search_keys import bank_key, escape_lucene
 
 # Full-text hits kept per name probed (besides exact key matches).
 LOOKUP_LIMIT = 20
+# … and per name of an entity being re-evaluated (re-evaluation weighs at most
+# ``ResolutionPolicy.max_candidates`` others per name; fetching more only costs load time).
+REEVALUATION_LOOKUP_LIMIT = 10
 # Neighbours loaded per candidate (most frequent first): the rest only count in its degree.
 MAX_NEIGHBOURS = 200
+# The bank's entity count (for the hub rule: a hub co-occurs with 40% of the bank) is counted
+# up to this: beyond it the hub degree (4,000) is out of any non-hub's reach anyway, and a full
+# count would make every retain cost grow with the bank.
+BANK_ENTITIES_CAP = 10_000
 # Fuzzy (edit distance 1) terms only for words this long: shorter ones match too much.
 FUZZY_MIN_LENGTH = 4
 
@@ -76,6 +84,7 @@ class _NamesOfRow(msgspec.Struct):
     type: str | None
     canonical_name: str
     keys: list[str]
+    is_label: bool = False
 
 
 class LookupFields(msgspec.Struct, frozen=True):
@@ -137,9 +146,11 @@ class GraphResolver:
         """Resolve every fact's mentions in order; persist entities, names, merges, reviews."""
         labels = {label.name.casefold() for label in bank.entity_labels}
         inputs = [_fact_input(f, labels) for f in facts]
-        count = await tx.run("resolve/bank_entities", {"bank_id": bank.id})
+        count = await tx.run(
+            "resolve/bank_entities", {"bank_id": bank.id, "cap": BANK_ENTITIES_CAP}
+        )
         ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
-        await self._load(tx, bank.id, names_to_load(inputs), ws)
+        await self._load(tx, bank.id, names_to_load(inputs), inputs, ws)
         assigned = [resolve_one(ws, fact) for fact in inputs]
         await self._persist(tx, bank.id, ws)
         out: list[list[ResolvedMention]] = []
@@ -163,17 +174,60 @@ class GraphResolver:
     # -- load ---------------------------------------------------------------------------------
 
     async def _load(
-        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]], ws: WorkingSet
+        self,
+        tx: Tx,
+        bank_id: str,
+        names: Sequence[tuple[str, str | None]],
+        inputs: Sequence[FactInput],
+        ws: WorkingSet,
     ) -> None:
         first = await self._lookup(tx, bank_id, names)
+        first = await self._mergeable(tx, bank_id, first, names)
         await self._load_entities(tx, bank_id, first, ws)
-        # Re-evaluation looks candidates up by every name of the entities it touches.
-        known = {(key, e.type) for e in ws.entities.values() for key in e.names}
-        second = await self._lookup(tx, bank_id, sorted(known - set(names), key=str))
-        await self._load_entities(tx, bank_id, second - first, ws)
+        # Re-evaluation looks candidates up by every name of the entities it touches. Which
+        # stored entities those are, a trial run of the batch over a copy tells (decisions are
+        # pure and cheap; loading the names' candidates of every possible target instead, ten
+        # namesakes for a bare "Alex", grows with the bank).
+        trial = copy.deepcopy(ws)
+        for fact in inputs:
+            resolve_one(trial, fact)
+        moved = {eid for m in trial.merges for eid in (m.keep, m.gone)}
+        touched = sorted((trial.touched | moved) & set(ws.entities))
+        known = {(key, ws.entities[i].type) for i in touched for key in ws.entities[i].names}
+        reevaluated = sorted(known - set(names), key=str)
+        second = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
+        second = await self._mergeable(tx, bank_id, second - first, reevaluated)
+        await self._load_entities(tx, bank_id, second, ws)
+
+    async def _mergeable(
+        self, tx: Tx, bank_id: str, ids: set[str], names: Sequence[tuple[str, str | None]]
+    ) -> set[str]:
+        """The index hits that one of ``names`` could resolve to (from their names alone).
+
+        Full-text hits include every entity sharing a word or a near spelling; most fail the
+        type or name checks that any merge needs. Reading names is cheap, loading an entity
+        with its neighbours is not, so only those that pass are loaded.
+        """
+        if not ids:
+            return set()
+        rows = await tx.rows(
+            "resolve/names_of", {"bank_id": bank_id, "ids": sorted(ids)}, _NamesOfRow
+        )
+        return {
+            r.id
+            for r in rows
+            if could_merge(
+                [*r.keys, name_key(r.canonical_name)], r.type, r.is_label, names, self._policy
+            )
+        }
 
     async def _lookup(
-        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]]
+        self,
+        tx: Tx,
+        bank_id: str,
+        names: Sequence[tuple[str, str | None]],
+        *,
+        limit: int = LOOKUP_LIMIT,
     ) -> set[str]:
         probes = [
             {"i": i, "key": key, "lucene": query}
@@ -184,7 +238,7 @@ class GraphResolver:
             return set()
         rows = await tx.rows(
             "resolve/lookup",
-            {"bank_id": bank_id, "probes": probes, "limit": LOOKUP_LIMIT},
+            {"bank_id": bank_id, "probes": probes, "limit": limit},
             _LookupRow,
         )
         return {entity_id for row in rows for entity_id in row.ids}
@@ -235,9 +289,6 @@ class GraphResolver:
             if not gone_stored:
                 continue  # created and folded within this batch: nothing stored to move
             keep = ws.final(merge.keep)
-            neighbours = await tx.run(
-                "resolve/neighbours_of", {"bank_id": bank_id, "ids": [keep, merge.gone]}
-            )
             await merge_entities(
                 tx,
                 bank_id,
@@ -247,7 +298,9 @@ class GraphResolver:
                 by="resolver",
                 evidence_json=msgspec.json.encode(merge.evidence).decode(),
             )
-            recompute |= {keep, *neighbours[0]["ids"]} - {merge.gone}
+            # Rebuilding the survivor rebuilds every co-occurrence edge it has; the absorbed
+            # entity's edges went with the merge.
+            recompute.add(keep)
         await tx.run(
             "resolve/add_names",
             {
@@ -268,8 +321,21 @@ class GraphResolver:
             },
         )
         if recompute:
+            survivors = sorted(ws.final(eid) for eid in recompute)
+            await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": survivors})
             await tx.run(
-                "resolve/recompute_entities", {"bank_id": bank_id, "ids": sorted(recompute)}
+                "resolve/rename_entities",
+                {
+                    "bank_id": bank_id,
+                    "entities": [
+                        {
+                            "id": eid,
+                            "canonical_name": ws.entities[eid].canonical,
+                            "name_key": name_key(ws.entities[eid].canonical),
+                        }
+                        for eid in survivors
+                    ],
+                },
             )
         changed = {ws.final(c.entity_id) for c in ws.claims} - set(created)
         await refresh_lookup_fields(tx, bank_id, changed)

@@ -18,7 +18,7 @@ from datetime import datetime
 import msgspec
 
 from app.resolve.model import Candidate, Evidence, Neighbour
-from app.resolve.normalise import fold, index_keys, name_form, name_key, type_class
+from app.resolve.normalise import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
@@ -81,6 +81,11 @@ class NeighbourInfo(msgspec.Struct, frozen=True):
 
     degree: int
     series: str = ""
+
+
+def _fuller(a: str, b: str) -> bool:
+    """True when name ``a`` has more words than ``b`` (the more complete canonical name)."""
+    return len(name_tokens(name_key(a))) > len(name_tokens(name_key(b)))
 
 
 def _trigrams(key: str) -> set[str]:
@@ -295,6 +300,10 @@ class WorkingSet:
         """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""
         k, g = self.entities[keep], self.entities.pop(gone)
         self._unindex(gone)
+        if _fuller(g.canonical, k.canonical):
+            # "Sarah" absorbing "Sarah Chen" is called Sarah Chen.
+            k.canonical = g.canonical
+            self._series.pop(keep, None)
         for key, stated in g.names.items():
             k.names[key] = k.names.get(key, False) or stated
         for key in k.names:

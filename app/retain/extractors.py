@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Protocol, get_args
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
+from app.curate.banks import LLM_MODES
 from app.retain.extracted import ExtractionInput, ExtractionResult
-from app.retain.llm_extract import LlmExtractor, LlmMode
+
+if TYPE_CHECKING:
+    # Imported for types only: openai + instructor take seconds to import, and every client
+    # command of the CLI imports this module through the shared request Structs.
+    from app.retain.llm_extract import LlmExtractor, LlmMode
 
 
 class ExtractionSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,7 +69,7 @@ class LlmExtraction:
         self, jobs: Sequence[ExtractionInput], settings: ExtractionSettings
     ) -> list[ExtractionResult]:
         """Extract every chunk; a failing chunk comes back as a verbatim fact with a warning."""
-        if settings.mode not in get_args(LlmMode):
+        if settings.mode not in LLM_MODES:
             raise ValueError(f"not an LLM extraction mode: {settings.mode!r}")
         mode: LlmMode = settings.mode  # type: ignore[assignment]
 

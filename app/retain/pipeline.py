@@ -29,6 +29,7 @@ from app.curate.banks import Bank, BankService
 from app.curate.lifecycle import retire_facts
 from app.resolve.normalise import name_key
 from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
+from app.resolve.supplied_aliases import aliases_stated_for
 from app.retain.chunking import Chunk, content_hash, split_content
 from app.retain.documents import DocumentPlan, StoredDocument, plan_document
 from app.retain.extracted import (
@@ -39,6 +40,7 @@ from app.retain.extracted import (
 )
 from app.retain.extractors import ExtractionSettings, Extractor
 from app.retain.items import ItemOutcome, RetainItem, RetainResponse, Usage
+from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs, temporal_weight
 from app.store.embeddings import Embedder
@@ -183,6 +185,7 @@ class RetainPipeline:
     ) -> RetainResponse:
         bank = await self._banks.config(bank_id)
         self.check(items)
+        check_entity_labels(bank.entity_labels, items)
         now = datetime.now(UTC)
         prepared, usage = await self._prepare(bank, items, now, fresh_plan=hooks is not None)
         fresh = [f for p in prepared for f in p.facts]
@@ -487,7 +490,10 @@ def _facts_of(
             item_index=prepared.index,
             document_id=prepared.plan.document_id,
             chunk_id=chunk_id,
-            fact=msgspec.structs.replace(fact, entities=_merge_entities(fact.entities, caller)),
+            fact=msgspec.structs.replace(
+                fact,
+                entities=_merge_entities(fact.entities, _with_stated_aliases(caller, fact.text)),
+            ),
             mentioned_at=mentioned_at,
             context=item.context,
             tags=tuple(sorted(set(item.tags or ()))),
@@ -503,16 +509,30 @@ def _facts_of(
     return facts
 
 
+def _with_stated_aliases(
+    caller: Sequence[ExtractedEntity], text: str
+) -> tuple[ExtractedEntity, ...]:
+    """Caller-supplied entities with the aliases the fact's text states for them ("X (Y)")."""
+    return tuple(
+        msgspec.structs.replace(e, aliases=aliases_stated_for(text, e.text)) for e in caller
+    )
+
+
 def _merge_entities(
     extracted: Sequence[ExtractedEntity], caller: Sequence[ExtractedEntity]
 ) -> tuple[ExtractedEntity, ...]:
-    """Caller-supplied entities join every fact; a name already extracted is not repeated."""
-    seen = {name_key(e.text) for e in extracted}
-    merged = list(extracted)
+    """Caller-supplied entities join every fact and win over an extracted one of that name.
+
+    Two caller entities with one name but different types ("Jordan" the person and "Jordan"
+    the country) both stay.
+    """
+    caller_keys = {name_key(e.text) for e in caller}
+    merged = [e for e in extracted if name_key(e.text) not in caller_keys]
+    seen: set[tuple[str, str]] = set()
     for entity in caller:
-        key = name_key(entity.text)
-        if key and key not in seen:
-            seen.add(key)
+        slot = (name_key(entity.text), entity.type.casefold())
+        if slot[0] and slot not in seen:
+            seen.add(slot)
             merged.append(entity)
     return tuple(merged)
 
@@ -547,14 +567,20 @@ def _co_occurrences(
     facts: Sequence[PreparedFact], resolved: Sequence[Sequence[ResolvedMention]]
 ) -> list[dict[str, object]]:
     counts: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], datetime] = {}
     last: dict[tuple[str, str], datetime] = {}
     for fact, entities in zip(facts, resolved, strict=True):
         ids = sorted({r.entity_id for r in entities})
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
                 counts[(a, b)] += 1
+                first[(a, b)] = min(first.get((a, b), fact.mentioned_at), fact.mentioned_at)
                 last[(a, b)] = max(last.get((a, b), fact.mentioned_at), fact.mentioned_at)
-    return [{"a": a, "b": b, "count": n, "at": last[(a, b)]} for (a, b), n in counts.items()]
+    # first_at is the earliest fact of the pair, as recompute_entities derives it.
+    return [
+        {"a": a, "b": b, "count": n, "first": first[(a, b)], "at": last[(a, b)]}
+        for (a, b), n in counts.items()
+    ]
 
 
 def _memory_row(fact: PreparedFact, entities: Sequence[ResolvedMention]) -> dict[str, object]:

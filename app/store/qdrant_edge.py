@@ -56,6 +56,7 @@ from app.store.vectors import (
     Match,
     MatchAny,
     MemoryState,
+    QueryVectors,
     Range,
     VectorFilter,
     VectorHit,
@@ -316,7 +317,7 @@ class EdgeVectorStore:
         return found[0]
 
     async def search_many(
-        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+        self, vectors: QueryVectors, where: VectorFilter, limit: int
     ) -> list[list[VectorHit]]:
         """One search per vector in a single engine call (a batch shares the segment scan)."""
         plan = filter_plan(where)

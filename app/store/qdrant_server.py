@@ -30,6 +30,7 @@ from app.store.vectors import (
     Match,
     MatchAny,
     MemoryState,
+    QueryVectors,
     Range,
     VectorFilter,
     VectorHit,
@@ -206,7 +207,7 @@ class ServerVectorStore:
         return found[0]
 
     async def search_many(
-        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+        self, vectors: QueryVectors, where: VectorFilter, limit: int
     ) -> list[list[VectorHit]]:
         """One search per vector, sent as one batch request."""
         plan = filter_plan(where)

@@ -12,7 +12,11 @@ from collections.abc import Sequence
 from typing import Literal, Protocol
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
+# Query vectors: rows of floats, or a (n, dim) float32 array straight from the embedder.
+QueryVectors = Sequence[Sequence[float]] | npt.NDArray[np.float32]
 TagsMatch = Literal["any", "all", "any_strict", "all_strict", "exact"]
 MemoryState = Literal["valid", "invalidated"]
 
@@ -93,10 +97,12 @@ class VectorStore(Protocol):
         """Nearest neighbours by cosine similarity, best first."""
 
     async def search_many(
-        self, vectors: Sequence[Sequence[float]], where: VectorFilter, limit: int
+        self, vectors: QueryVectors, where: VectorFilter, limit: int
     ) -> list[list[VectorHit]]:
-        """One nearest-neighbour search per vector, in one engine call (much cheaper per query
-        than separate calls when segments are scanned exhaustively)."""
+        """One nearest-neighbour search per vector, in one engine call.
+
+        Much cheaper per query than separate calls while segments are scanned exhaustively.
+        """
 
     async def ids(self, bank_id: str) -> set[str]:
         """Every point id of a bank (for reconciliation with Neo4j)."""

@@ -1,13 +1,17 @@
 // Derive entities' counts, first/last seen and co-occurrence edges from their MENTIONS (after
 // a merge, split or revert moved mentions); one CO_OCCURS per pair, from smaller to larger id.
+// All edges of the given entities go first; then each pair is created once: by the entity with
+// the smaller id when both are in $ids, by the one in $ids otherwise.
 // params: $bank_id, $ids
 // mode: write
-UNWIND $ids AS id
-MATCH (x:Entity {bank_id: $bank_id, id: id})
-CALL (x) {
-  MATCH (x)-[old:CO_OCCURS]-()
+CALL () {
+  UNWIND $ids AS id
+  MATCH (:Entity {bank_id: $bank_id, id: id})-[old:CO_OCCURS]-()
+  WITH DISTINCT old
   DELETE old
 }
+UNWIND $ids AS id
+MATCH (x:Entity {bank_id: $bank_id, id: id})
 CALL (x) {
   MATCH (m:Memory)-[:MENTIONS]->(x)
   WITH DISTINCT m
@@ -18,7 +22,7 @@ SET x.mention_count = mentions,
 WITH x
 CALL (x) {
   MATCH (x)<-[:MENTIONS]-(m:Memory)-[:MENTIONS]->(o:Entity)
-  WHERE o <> x
+  WHERE o <> x AND (NOT o.id IN $ids OR x.id < o.id)
   WITH o, count(DISTINCT m) AS n, min(m.mentioned_at) AS first, max(m.mentioned_at) AS last
   CALL (x, o, n, first, last) {
     WITH x, o, n, first, last WHERE x.id < o.id

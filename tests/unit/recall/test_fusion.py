@@ -126,3 +126,14 @@ def test_tied_channel_candidates_get_equal_fused_scores():
 def test_ranked_keeps_the_best_score_of_a_repeated_id():
     result = ranked("keyword", [("a", 0.2), ("b", 0.5), ("a", 0.8)])
     assert [(c.id, c.score, c.rank) for c in result.candidates] == [("a", 0.8, 1), ("b", 0.5, 2)]
+
+
+def test_rerank_orders_by_reranker_score_and_puts_unscored_last_in_fused_order():
+    from app.recall.fusion import apply_rerank
+
+    fused = rrf([channel("vector", "a", "b", "c", "d")])
+    reranked = apply_rerank(fused, {"c": 0.9, "a": 0.2})
+    assert [r.id for r in reranked] == ["c", "a", "b", "d"]
+    assert reranked[0].final == 0.9
+    assert reranked[0].rrf == pytest.approx(1 / 63)
+    assert reranked[2].final == 0.0

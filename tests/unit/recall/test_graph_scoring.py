@@ -166,3 +166,77 @@ def test_spread_never_lowers_a_fact_inside_the_window():
 def test_spread_decay_must_stay_below_the_overlap_floor():
     with pytest.raises(ValueError, match="below"):
         TemporalConfig(overlap_floor=0.3, spread_decay=0.4)
+
+
+# --- graph_candidates / inside_window_score ------------------------------------------------------
+
+from app.recall.graph_scoring import (  # noqa: E402
+    LinkPath,
+    SeedEntity,
+    graph_candidates,
+    inside_window_score,
+)
+
+
+def seed_entity(entity_id: str, degree: int, via: str, strength: float = 1.0) -> SeedEntity:
+    return SeedEntity(entity_id=entity_id, degree=degree, via=via, strength=strength)
+
+
+def test_candidate_sharing_two_entities_with_seeds_scores_their_weighted_count():
+    seeds = [seed_entity("e1", 4, "s1"), seed_entity("e2", 1, "s1", 0.5)]
+    scores = graph_candidates(seeds, {"f": ["e1", "e2"]}, [], GRAPH)
+    # n = 1/sqrt(4) × 1.0 + 1/sqrt(1) × 0.5 = 1.0
+    assert scores["f"] == pytest.approx(1 - math.exp(-1.0))
+
+
+def test_a_seed_gets_nothing_from_its_own_entities():
+    seeds = [seed_entity("e1", 1, "s1")]
+    assert graph_candidates(seeds, {"s1": ["e1"]}, [], GRAPH) == {}
+
+
+def test_a_seed_corroborated_by_another_seed_or_the_query_scores():
+    seeds = [seed_entity("e1", 1, "s1"), seed_entity("e1", 1, "s2", 0.5), seed_entity("q", 4, "")]
+    scores = graph_candidates(seeds, {"s1": ["e1"], "s2": ["e1", "q"]}, [], GRAPH)
+    assert scores["s1"] == pytest.approx(1 - math.exp(-0.5))  # through s2 only
+    assert scores["s2"] == pytest.approx(1 - math.exp(-(1.0 + 0.5)))  # s1's e1 + the query's q
+
+
+def test_links_add_as_noisy_or_and_never_to_their_own_seed():
+    link = LinkReach(kind="semantic", weight=0.8, seed_strength=1.0)
+    paths = [
+        LinkPath(seed="s1", target="f", reach=link),
+        LinkPath(seed="s1", target="s1", reach=link),
+    ]
+    scores = graph_candidates([seed_entity("e1", 1, "s1")], {"f": ["e1"]}, paths, GRAPH)
+    entity_part = 1 - math.exp(-1.0)
+    assert scores["f"] == pytest.approx(1 - (1 - entity_part) * (1 - 0.5 * 0.8))
+    assert "s1" not in scores
+
+
+def test_min_score_drops_hub_only_reaches():
+    config = GraphScoringConfig(min_score=0.1)
+    seeds = [seed_entity("hub", 400, "s1"), seed_entity("rare", 1, "s1")]
+    scores = graph_candidates(seeds, {"a": ["hub"], "b": ["rare"]}, [], config)
+    assert set(scores) == {"b"}  # 1 - exp(-1/20) ≈ 0.049 < 0.1
+
+
+def test_inside_window_score_is_trimmed_by_relevance_within_its_share():
+    config = TemporalConfig()  # relevance share 0.15
+    assert inside_window_score(1.0, 1.0, config) == 1.0
+    assert inside_window_score(1.0, 0.0, config) == pytest.approx(0.85)
+    assert inside_window_score(0.5, 0.6, config) == pytest.approx(0.5 * (1 - 0.15 * 0.4))
+    assert inside_window_score(1.0, -0.3, config) == pytest.approx(0.85)  # clamped
+    # the weakest fact inside the window still beats the strongest spread share
+    assert inside_window_score(config.overlap_floor, 0.0, config) > config.spread_decay
+
+
+def test_relevance_share_must_keep_inside_facts_above_spread():
+    with pytest.raises(ValueError, match="relevance_share"):
+        TemporalConfig(overlap_floor=0.5, spread_decay=0.4, relevance_share=0.3)
+
+
+def test_links_of_one_kind_count_once_through_the_strongest():
+    many = [LinkReach(kind="semantic", weight=w) for w in (0.7, 0.8, 0.75, 0.9)]
+    assert graph_score([], many, GRAPH) == pytest.approx(0.5 * 0.9)
+    both = [*many, LinkReach(kind="caused_by", weight=1.0)]
+    assert graph_score([], both, GRAPH) == pytest.approx(1 - (1 - 0.45) * (1 - 0.7))

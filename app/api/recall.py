@@ -1,0 +1,24 @@
+"""Recall: ``POST /v1/default/banks/{bank_id}/memories/recall``."""
+
+from __future__ import annotations
+
+from litestar import Controller, post
+from litestar.params import JSONBody
+from litestar.status_codes import HTTP_200_OK
+
+from app.api.deps import BankId, Recaller
+from app.recall.models import RecallRequest, RecallResponse
+
+
+class RecallController(Controller):
+    """Find the facts relevant to a question: vector, keyword, graph and time, fused."""
+
+    path = "/v1/default/banks/{bank_id:str}/memories/recall"
+    tags = ["memories"]
+
+    @post("/", status_code=HTTP_200_OK, summary="Recall the facts relevant to a query")
+    async def recall(
+        self, bank_id: BankId, data: JSONBody[RecallRequest], recaller: Recaller
+    ) -> RecallResponse:
+        """Results best first within ``max_tokens``; ``trace: true`` explains the order."""
+        return await recaller.recall(bank_id, data)

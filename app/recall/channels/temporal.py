@@ -1,0 +1,98 @@
+"""The temporal channel: facts inside the query's time window, then their TEMPORAL neighbours."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from app.recall.candidates import TimeWindow
+from app.recall.graph_scoring import (
+    SpreadLink,
+    inside_window_score,
+    spread,
+    window_overlap_score,
+)
+from app.recall.ports import GraphReader
+from app.recall.query import RecallQuery
+from app.recall.recipes import RecallRecipe
+from app.store.graph import to_native
+from app.store.vectors import VectorStore
+
+
+class TemporalChannel:
+    """Window overlap first, meaning second; score in [0, 1] (``graph_scoring``).
+
+    Which facts lie in the window is asked of the vector store, with the window as an
+    event-time overlap filter *inside* the nearest-neighbour search: the search is bounded by
+    its limit however many facts the window holds (a bank of 100k facts and a query about
+    "2023"), uses the payload range indexes, and returns the facts of the window closest in
+    meaning first, instead of an arbitrary slice of a long time range. The hits are joined to
+    Neo4j in one round trip (``recall/temporal_join``: recall-visible facts and their event
+    times); each scores ``inside_window_score`` (overlap share, trimmed a little by cosine).
+    Their TEMPORAL / CAUSED_BY neighbours (``recall/temporal_links``, one round trip per hop,
+    at most ``graph_entity_fanout`` per fact) get a decayed share (``graph_scoring.spread``), so
+    every fact inside the window outranks every fact reached by spreading.
+    """
+
+    def __init__(self, graph: GraphReader, vectors: VectorStore) -> None:
+        self._graph = graph
+        self._vectors = vectors
+
+    async def search(
+        self,
+        query: RecallQuery,
+        embedding: Sequence[float],
+        window: TimeWindow,
+        recipe: RecallRecipe,
+    ) -> list[tuple[str, float]]:
+        """Up to ``recipe.temporal_limit`` ``(id, temporal score)`` pairs, best first."""
+        config = recipe.temporal
+        hits = await self._vectors.search(
+            embedding, query.vector_filter(window), recipe.temporal_limit
+        )
+        if not hits:
+            return []
+        rows = await self._graph.run(
+            "recall/temporal_join",
+            {"bank_id": query.bank_id, "hits": [{"id": h.id, "score": h.score} for h in hits]},
+        )
+        inside: dict[str, float] = {}
+        for row in rows:
+            overlap = window_overlap_score(
+                to_native(row["occurred_start"]), to_native(row["occurred_end"]), window, config
+            )
+            if overlap > 0:
+                inside[str(row["id"])] = inside_window_score(overlap, float(row["score"]), config)
+        links: list[SpreadLink] = []
+        frontier = list(inside)
+        seen = set(inside)
+        for _ in range(config.spread_hops):
+            if not frontier:
+                break
+            found = await self._graph.run(
+                "recall/temporal_links",
+                {
+                    "bank_id": query.bank_id,
+                    "ids": frontier,
+                    "per_fact": recipe.graph_entity_fanout,
+                    **query.cypher_filters(),
+                },
+            )
+            links.extend(
+                msgspec.convert(
+                    {
+                        "source": str(r["source"]),
+                        "target": str(r["target"]),
+                        "kind": "caused_by" if r["kind"] == "CAUSED_BY" else "temporal",
+                        "weight": float(r["weight"]),
+                    },
+                    SpreadLink,
+                )
+                for r in found
+            )
+            frontier = [str(r["target"]) for r in found if str(r["target"]) not in seen]
+            seen.update(frontier)
+        scores = spread(inside, links, config)
+        ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        return ordered[: recipe.temporal_limit]

@@ -1,0 +1,81 @@
+"""Aliases a text states for a name the caller supplied (pure, no I/O).
+
+A caller who passes ``entities: [{text: "Ocean Probe 1"}]`` with the content "Ocean Probe 1
+(OP-1) shipped" has told us the fact names Ocean Probe 1; the text adds that it is also called
+OP-1. ``app/resolve/aliases.py`` finds aliases between two *mentions*; here only one side is a
+mention, so the other is read from the text right after it:
+
+- ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets ("also known as", "aka",
+  "short for", "formerly", "简称", "又称"…): Y is an alias;
+- ``X (Y)`` without an introducer: Y is an alias only when it abbreviates X (its letters and
+  digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM"), because a
+  bracket after a name often holds something else ("Meridian Health (Boston)", "John (my
+  cousin)");
+- ``X, also known as Y`` / ``X aka Y`` / ``X，简称Y``: Y runs to the next punctuation.
+
+An alias holds at most five words, and some letter or digit.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INTRO = (
+    r"also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|short\s+for|short|hereafter|"
+    r"hereinafter|formerly|以下简称|下称|简称|又称|或称"
+)
+_BRACKET = re.compile(
+    r"\s*[(（]\s*(?P<intro>(?:" + _INTRO + r")\s*[:：,，]?\s*)?(?P<alias>[^()（）]{1,80}?)\s*[)）]",
+    re.IGNORECASE,
+)
+_INLINE = re.compile(
+    r"\s*[,，]?\s*(?:also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|简称|又称)\s*[:：]?\s*"
+    r"(?P<alias>[^,，.。;；:：!！?？()（）\n]{1,80})",
+    re.IGNORECASE,
+)
+MAX_ALIAS_WORDS = 5
+
+
+def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
+    """Aliases ``text`` states right after any occurrence of ``name`` (case-insensitive)."""
+    name = name.strip()
+    if not name or not text:
+        return ()
+    found: dict[str, None] = {}
+    for match in re.finditer(re.escape(name), text, re.IGNORECASE):
+        after = match.end()
+        bracket = _BRACKET.match(text, after)
+        if bracket is not None:
+            alias = _clean(bracket["alias"])
+            if alias and (bracket["intro"] or _abbreviates(alias, name)):
+                found.setdefault(alias)
+            continue
+        inline = _INLINE.match(text, after)
+        if inline is not None:
+            alias = _clean(inline["alias"])
+            if alias:
+                found.setdefault(alias)
+    return tuple(a for a in found if a.casefold() != name.casefold())
+
+
+def _clean(alias: str) -> str:
+    alias = alias.strip().strip("\"'“”‘’「」『』").strip()
+    if len(alias.split()) > MAX_ALIAS_WORDS or not any(ch.isalnum() for ch in alias):
+        return ""
+    return alias
+
+
+def _abbreviates(alias: str, name: str) -> bool:
+    """True when the alias's letters and digits appear in the name in order, from its first."""
+    short = [ch for ch in alias.casefold() if ch.isalnum()]
+    full = [ch for ch in name.casefold() if ch.isalnum()]
+    if not short or not full or short[0] != full[0] or len(short) >= len(full):
+        return False
+    position = 0
+    for ch in short:
+        while position < len(full) and full[position] != ch:
+            position += 1
+        if position == len(full):
+            return False
+        position += 1
+    return True

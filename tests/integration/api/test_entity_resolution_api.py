@@ -1,0 +1,325 @@
+"""Entity resolution end to end over real HTTP against the real Neo4j: aliases, labels,
+concurrency, ``resolve_entities: false``, normalisation and the guards."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.entity_helpers import (
+    each,
+    entities_url,
+    entity_count,
+    entity_of,
+    get_json,
+    item,
+    make_bank,
+    one,
+)
+from tests.support.helpers import GraphProbe
+
+
+@pytest.fixture
+def cbank(http: httpx.Client, bank_id: str) -> str:
+    return make_bank(http, bank_id)
+
+
+def names_of(http: httpx.Client, bank: str, entity_id: str) -> dict[str, dict[str, Any]]:
+    detail = get_json(http, entities_url(bank, f"/{entity_id}"))
+    return {n["name"]: n for n in detail["names"]}
+
+
+# -- aliases -------------------------------------------------------------------------------------
+
+
+def test_a_stated_alias_of_a_supplied_entity_is_a_name_that_later_resolves(
+    http: httpx.Client, cbank: str
+) -> None:
+    ids = each(
+        http,
+        cbank,
+        item(
+            "Ocean Probe 1 (OP-1) reached 3,000 m off Halifax.",
+            ("Ocean Probe 1", "product"),
+            at="2024-07-01T00:00:00Z",
+        ),
+        item("OP-1 surfaced with new samples.", ("OP-1", "product"), at="2024-07-02T00:00:00Z"),
+    )
+    probe = entity_of(http, cbank, ids[0], "Ocean Probe 1")
+    assert entity_of(http, cbank, ids[1], "OP-1") == probe
+    names = names_of(http, cbank, probe)
+    assert names["OP-1"]["stated"] is True and names["OP-1"]["memory_ids"][0] == ids[0]
+    listed = get_json(http, entities_url(cbank), name="op-1")["items"]
+    assert [e["id"] for e in listed] == [probe]
+
+
+def test_a_bracket_that_does_not_abbreviate_the_name_is_no_alias(
+    http: httpx.Client, cbank: str
+) -> None:
+    [fact] = each(
+        http,
+        cbank,
+        item(
+            "Meridian Health (Boston) signed.",
+            ("Meridian Health", "organization"),
+            at="2024-07-01T00:00:00Z",
+        ),
+    )
+    meridian = entity_of(http, cbank, fact, "Meridian Health")
+    assert set(names_of(http, cbank, meridian)) == {"Meridian Health"}
+
+
+def test_local_extraction_states_aliases_that_later_resolve(http: httpx.Client, bank: str) -> None:
+    [first] = one(
+        http,
+        bank,
+        {
+            "content": "The Ocean Probe 1 (OP-1) launched from Halifax harbour on Monday.",
+            "timestamp": "2024-07-01T10:00:00Z",
+        },
+    )
+    [second] = one(
+        http,
+        bank,
+        {
+            "content": "Yesterday OP-1 sent its first depth readings back to Halifax.",
+            "timestamp": "2024-07-02T10:00:00Z",
+        },
+    )
+    probe = entity_of(http, bank, first, "Ocean Probe 1")
+    assert entity_of(http, bank, second, "OP-1") == probe
+    assert names_of(http, bank, probe)["OP-1"]["stated"] is True
+
+
+def test_a_given_name_after_the_full_name_with_shared_context_is_the_same_person(
+    http: httpx.Client, cbank: str
+) -> None:
+    ids = each(
+        http,
+        cbank,
+        item(
+            "Sarah Chen presented the Orbit roadmap with Lee Park.",
+            "Sarah Chen",
+            ("Orbit", "product"),
+            "Lee Park",
+            at="2024-08-01T09:00:00Z",
+        ),
+        item(
+            "Sarah and Lee Park reviewed the Orbit launch.",
+            "Sarah",
+            "Lee Park",
+            ("Orbit", "product"),
+            at="2024-08-02T09:00:00Z",
+        ),
+    )
+    sarah = entity_of(http, cbank, ids[0], "Sarah Chen")
+    assert entity_of(http, cbank, ids[1], "Sarah") == sarah
+    assert {"Sarah", "Sarah Chen"} <= set(names_of(http, cbank, sarah))
+
+
+# -- controlled vocabularies ---------------------------------------------------------------------
+
+
+def test_label_values_match_exactly_and_never_fuzzily(http: httpx.Client, bank_id: str) -> None:
+    bank = make_bank(
+        http,
+        bank_id,
+        entity_labels=[
+            {"name": "pedagogy", "values": ["scaffolding", "scaffold", "modelling"]},
+            {"name": "topic"},  # free text, still exact
+        ],
+    )
+    ids = each(
+        http,
+        bank,
+        item(
+            "Scaffolding helped Ana Lima's class.",
+            ("scaffolding", "pedagogy"),
+            "Ana Lima",
+            ("photosynthesis", "topic"),
+            at="2024-09-01T09:00:00Z",
+        ),
+        item(
+            "A scaffold for Ana Lima's class.",
+            ("scaffold", "pedagogy"),
+            "Ana Lima",
+            ("photosynthesis process", "topic"),
+            at="2024-09-01T10:00:00Z",
+        ),
+        item(
+            "More Scaffolding with Ana Lima.",
+            ("Scaffolding", "pedagogy"),
+            "Ana Lima",
+            ("Photosynthesis!", "topic"),
+            at="2024-09-01T11:00:00Z",
+        ),
+    )
+    scaffolding = entity_of(http, bank, ids[0], "scaffolding")
+    assert entity_of(http, bank, ids[1], "scaffold") != scaffolding
+    assert entity_of(http, bank, ids[2], "Scaffolding") == scaffolding
+    topic = entity_of(http, bank, ids[0], "photosynthesis")
+    assert entity_of(http, bank, ids[1], "photosynthesis process") != topic
+    assert entity_of(http, bank, ids[2], "Photosynthesis!") == topic
+    detail = get_json(http, entities_url(bank, f"/{scaffolding}"))
+    assert detail["is_label"] is True and detail["type"] == "pedagogy"
+
+
+def test_a_label_value_outside_its_values_is_400_naming_item_and_entity(
+    http: httpx.Client, bank_id: str, graph_probe: GraphProbe
+) -> None:
+    bank = make_bank(
+        http, bank_id, entity_labels=[{"name": "pedagogy", "values": ["scaffolding", "modelling"]}]
+    )
+    good = item("Fine.", ("scaffolding", "pedagogy"), at="2024-09-01T09:00:00Z")
+    bad = item("Typo.", "Ana Lima", ("scafolding", "Pedagogy"), at="2024-09-01T09:00:00Z")
+    response = http.post(f"/v1/default/banks/{bank}/memories", json={"items": [good, bad]})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["extra"]["field"] == "$.items[1].entities[1]"
+    assert "scafolding" in body["detail"] and "pedagogy" in body["detail"]
+    assert graph_probe.value("MATCH (m:Memory {bank_id: $b}) RETURN count(m) AS n", b=bank) == 0
+    two = item(
+        "Both.", ("scaffolding", "pedagogy"), ("modelling", "pedagogy"), at="2024-09-01T09:00:00Z"
+    )
+    response = http.post(f"/v1/default/banks/{bank}/memories", json={"items": [two]})
+    assert response.status_code == 400 and "one value per item" in response.text
+
+
+# -- concurrency ---------------------------------------------------------------------------------
+
+
+def test_concurrent_retains_of_one_new_name_create_exactly_one_entity(
+    base_url: str, cbank: str, graph_probe: GraphProbe
+) -> None:
+    barrier = threading.Barrier(8)
+    results: list[list[str]] = []
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            with httpx.Client(base_url=base_url, timeout=120.0) as client:
+                body = item(
+                    f"Zephyrine Okonkwo-Bassey filed report {n}.",
+                    "Zephyrine Okonkwo-Bassey",
+                    at=f"2024-10-01T09:0{n}:00Z",
+                )
+                barrier.wait()
+                response = client.post(
+                    f"/v1/default/banks/{cbank}/memories", json={"items": [body]}
+                )
+                assert response.status_code == 200, response.text
+                results.append(response.json()["memory_ids"])
+        except BaseException as exc:  # re-raised in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == 8
+    assert entity_count(graph_probe, cbank) == 1
+    assert (
+        graph_probe.value("MATCH (e:Entity {bank_id: $b}) RETURN e.mention_count AS n", b=cbank)
+        == 8
+    )
+
+
+# -- resolve_entities: false ---------------------------------------------------------------------
+
+
+def test_resolve_entities_false_takes_an_exact_normalised_match_or_creates(
+    http: httpx.Client, cbank: str
+) -> None:
+    [first] = each(
+        http,
+        cbank,
+        item(
+            "Sarah Chen joined Orbit with Lee Park.",
+            "Sarah Chen",
+            ("Orbit", "product"),
+            "Lee Park",
+            at="2024-08-01T09:00:00Z",
+        ),
+    )
+    sarah = entity_of(http, cbank, first, "Sarah Chen")
+    exact, fuzzy = each(
+        http,
+        cbank,
+        item(
+            "SARAH  CHEN shipped Orbit.",
+            "SARAH  CHEN",
+            ("Orbit", "product"),
+            at="2024-08-01T10:00:00Z",
+            resolve_entities=False,
+        ),
+        item(
+            "Sarah and Lee Park shipped Orbit.",
+            "Sarah",
+            "Lee Park",
+            ("Orbit", "product"),
+            at="2024-08-01T11:00:00Z",
+            resolve_entities=False,
+        ),
+    )
+    assert entity_of(http, cbank, exact, "SARAH  CHEN") == sarah
+    assert entity_of(http, cbank, fuzzy, "Sarah") != sarah  # nothing fuzzy, whatever context
+
+
+# -- normalisation and guards --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "second"), [("İstanbul", "İstanbul"), ("Istanbul", "ISTANBUL")])
+def test_dotted_capital_i_matches_itself_and_case_differences_match(
+    http: httpx.Client, cbank: str, graph_probe: GraphProbe, first: str, second: str
+) -> None:
+    ids = each(
+        http,
+        cbank,
+        item(f"Ayşe flew to {first}.", (first, "place"), at="2024-11-01T09:00:00Z"),
+        item(f"Ayşe left {second}.", (second, "place"), at="2024-11-02T09:00:00Z"),
+    )
+    assert entity_of(http, cbank, ids[0], first) == entity_of(http, cbank, ids[1], second)
+    assert entity_count(graph_probe, cbank) == 1
+
+
+GUARDED = [
+    (("Room 101", "place"), ("Room 102", "place")),
+    (("UA123", "flight"), ("UA124", "flight")),
+    (("Claude", "product"), ("Claude 4", "product")),
+    (("John Smith", "person"), ("Jane Smith", "person")),
+    (("Iran", None), ("Tigran", None)),
+    (("Apple", "organization"), ("apple", "product")),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), GUARDED, ids=lambda p: p[0])
+def test_guards_keep_near_misses_apart_even_in_shared_company(
+    http: httpx.Client,
+    cbank: str,
+    first: tuple[str, str | None],
+    second: tuple[str, str | None],
+) -> None:
+    ids = each(
+        http,
+        cbank,
+        item(
+            f"{first[0]} came up with Noor Haddad at Helios.",
+            first,
+            "Noor Haddad",
+            ("Helios", "organization"),
+            at="2024-12-01T09:00:00Z",
+        ),
+        item(
+            f"{second[0]} came up with Noor Haddad at Helios.",
+            second,
+            "Noor Haddad",
+            ("Helios", "organization"),
+            at="2024-12-01T09:05:00Z",
+        ),
+    )
+    assert entity_of(http, cbank, ids[0], first[0]) != entity_of(http, cbank, ids[1], second[0])
