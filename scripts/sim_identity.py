@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +32,7 @@ from app.resolve.batch import FactInput, resolve_one
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.working_set import WorkingSet
+from scripts.bench_identity import score  # the same scorer runner as the benchmark
 
 DEFAULT_CORPUS = Path("/work/shared/bench/identity/identity_dev.json")
 FAMILIES = ("namesakes", "aliases", "near_misses", "unicode_case", "hub", "long_gap")
@@ -54,18 +54,6 @@ def run(items: list[dict[str, Any]], policy: ResolutionPolicy) -> tuple[dict[str
         for idx, eid in enumerate(resolve_one(ws, fact)):
             raw[f"{item['id']}#{idx}"] = eid
     return {anchor: ws.final(eid) for anchor, eid in raw.items()}, ws
-
-
-def score(scorer: Path, corpus: Path, *args: str) -> dict[str, Any]:
-    """Run the corpus's scorer with ``--json`` and return its result."""
-    out = subprocess.run(
-        [sys.executable, str(scorer), str(corpus), *args, "--json"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, Any] = json.loads(out.stdout)
-    return result
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -131,12 +131,19 @@ class TemporalConfig(msgspec.Struct, frozen=True, kw_only=True):
     # among facts equally placed in time, the one closer in meaning ranks first, and no fact
     # inside the window drops below ``overlap_floor × (1 - relevance_share)``.
     relevance_share: float = 0.15
+    # A fact reached only by spreading is kept only from this score up: a TEMPORAL link keeps
+    # at least 0.3 of its weight however far apart the facts are, so without a floor every
+    # neighbour of the window (months away) joined the list and took a near-full RRF share.
+    # 0.15 keeps neighbours within about a week of a strong fact inside the window.
+    spread_min_score: float = 0.15
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap_floor <= 1.0:
             raise ValueError("temporal.overlap_floor must be within [0, 1]")
         if not 0.0 <= self.spread_decay < 1.0:
             raise ValueError("temporal.spread_decay must be within [0, 1)")
+        if not 0.0 <= self.spread_min_score <= 1.0:
+            raise ValueError("temporal.spread_min_score must be within [0, 1]")
         if not 0.0 <= self.relevance_share < 1.0:
             raise ValueError("temporal.relevance_share must be within [0, 1)")
         floor = self.overlap_floor * (1.0 - self.relevance_share)

@@ -1,12 +1,14 @@
 // Graph channel, links: SEMANTIC and CAUSED_BY neighbours (either direction) of the given facts,
 // at most $per_fact each (strongest first), recall-visible and passing the request's filters.
-// params: $bank_id, $ids, $per_fact, $fact_types (list or null), $tags (list or null), $tags_match
+// $kinds names the relationship types to follow (those the recipe weighs above 0).
+// params: $bank_id, $ids, $kinds, $per_fact, $fact_types (list or null), $tags (list or null),
+//   $tags_match
 // mode: read
 UNWIND $ids AS id
 MATCH (m:Memory {bank_id: $bank_id, id: id})
 CALL (m) {
   MATCH (m)-[r:SEMANTIC|CAUSED_BY]-(f:Memory)
-  WHERE f.state = 'valid' AND coalesce(f.vector_pending, false) = false
+  WHERE type(r) IN $kinds AND f.state = 'valid' AND coalesce(f.vector_pending, false) = false
     AND ($fact_types IS NULL OR f.fact_type IN $fact_types)
     AND ($tags IS NULL
       OR ($tags_match = 'any' AND (size(coalesce(f.tags, [])) = 0 OR any(t IN f.tags WHERE t IN $tags)))

@@ -124,7 +124,17 @@ class GraphChannel:
         A hop beyond the first starts from the best ``graph_seeds`` targets of the previous hop
         (by path strength), so the work per hop stays bounded whatever the link density.
         """
+        kinds = [
+            kind
+            for kind, weight in (
+                ("SEMANTIC", recipe.graph.semantic_weight),
+                ("CAUSED_BY", recipe.graph.causal_weight),
+            )
+            if weight > 0
+        ]
         paths: list[LinkPath] = []
+        if not kinds:
+            return paths
         # frontier: fact id -> (seed it descends from, seed strength, path weight, hops so far)
         frontier = {fact_id: (fact_id, s, 1.0, 0) for fact_id, s in seed_facts}
         seen = set(frontier)
@@ -136,6 +146,7 @@ class GraphChannel:
                 {
                     "bank_id": query.bank_id,
                     "ids": list(frontier),
+                    "kinds": kinds,
                     "per_fact": recipe.graph_entity_fanout,
                     **query.cypher_filters(),
                 },

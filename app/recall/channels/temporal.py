@@ -32,7 +32,8 @@ class TemporalChannel:
     times); each scores ``inside_window_score`` (overlap share, trimmed a little by cosine).
     Their TEMPORAL / CAUSED_BY neighbours (``recall/temporal_links``, one round trip per hop,
     at most ``graph_entity_fanout`` per fact) get a decayed share (``graph_scoring.spread``), so
-    every fact inside the window outranks every fact reached by spreading.
+    every fact inside the window outranks every fact reached by spreading; a fact reached only
+    by spreading is kept from ``spread_min_score`` up.
     """
 
     def __init__(self, graph: GraphReader, vectors: VectorStore) -> None:
@@ -91,8 +92,12 @@ class TemporalChannel:
                 )
                 for r in found
             )
-            frontier = [str(r["target"]) for r in found if str(r["target"]) not in seen]
+            frontier = [t for t in dict.fromkeys(str(r["target"]) for r in found) if t not in seen]
             seen.update(frontier)
-        scores = spread(inside, links, config)
+        scores = {
+            fact_id: score
+            for fact_id, score in spread(inside, links, config).items()
+            if fact_id in inside or score >= config.spread_min_score
+        }
         ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         return ordered[: recipe.temporal_limit]

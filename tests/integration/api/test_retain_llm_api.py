@@ -2,67 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
-import pytest
 
-from tests.conftest import make_settings
 from tests.support.fake_openai import FakeOpenAIServer, reply_json, reply_text
 from tests.support.helpers import GraphProbe, retain
-from tests.support.live_server import live_server
+from tests.support.llm_app import STAY, STAY_TEXT, llm_http, llm_server
 
-ITEM = {
-    "content": "Yesterday Sarah Chen flew to Lisbon for the Ocean Probe 1 (OP-1) launch. "
-    "Because the launch slipped, she stayed until Friday.",
-    "timestamp": "2024-05-20T10:30:00Z",
-    "tags": ["travel"],
-}
-ANSWER = {
-    "facts": [
-        {
-            "what": "The Ocean Probe 1 launch slipped.",
-            "fact_kind": "event",
-            "fact_type": "world",
-            "entities": [{"name": "Ocean Probe 1", "type": "product", "aliases": ["OP-1"]}],
-        },
-        {
-            "what": "Sarah Chen stayed in Lisbon until Friday 24 May 2024.",
-            "fact_kind": "event",
-            "occurred_start": "2024-05-19",
-            "occurred_end": "2024-05-24",
-            "fact_type": "world",
-            "entities": [
-                {"name": "Sarah Chen", "type": "person"},
-                {"name": "Lisbon", "type": "place"},
-            ],
-            "causal_relations": [0],
-        },
-    ]
-}
+__all__ = ["llm_http", "llm_server"]  # fixtures used by name below
 
-
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def llm_http(
-    llm_server: FakeOpenAIServer, test_neo4j: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[httpx.Client]:
-    settings = make_settings(
-        Path(tmp_path_factory.mktemp("llm-data")),
-        llm_base_url=llm_server.base_url,
-        llm_api_key="test-key",
-        llm_model="fake-model",
-        llm_timeout_s=5.0,
-        llm_max_retries=1,
-    )
-    with live_server(settings) as url, httpx.Client(base_url=url, timeout=120) as client:
-        yield client
+ITEM = {"content": STAY_TEXT, "timestamp": "2024-05-20T10:30:00Z", "tags": ["travel"]}
 
 
 def _llm_bank(http: httpx.Client, bank_id: str) -> str:
@@ -78,7 +26,7 @@ def test_llm_facts_land_with_dates_entities_and_causal_links(
     llm_http: httpx.Client, llm_server: FakeOpenAIServer, bank_id: str, graph_probe: GraphProbe
 ) -> None:
     bank = _llm_bank(llm_http, bank_id)
-    llm_server.script(reply_json(ANSWER, prompt_tokens=100, completion_tokens=50))
+    llm_server.script(reply_json(STAY, prompt_tokens=100, completion_tokens=50))
 
     answer = retain(llm_http, bank, ITEM)
 
@@ -92,7 +40,7 @@ def test_llm_facts_land_with_dates_entities_and_causal_links(
     assert caused == [
         {
             "a": "Sarah Chen stayed in Lisbon until Friday 24 May 2024.",
-            "c": ANSWER["facts"][0]["what"],
+            "c": STAY["facts"][0]["what"],
         }
     ]
     stay = graph_probe.rows(
