@@ -6,7 +6,7 @@ through the API to see which entity every mention resolved to; the assignment sc
 corpus's own score.py (per order, per case family, examples, and order agreement).
 
     .venv/bin/python scripts/bench_identity.py ../shared/bench/identity/identity_dev.json
-    .venv/bin/python scripts/bench_identity.py CORPUS --url http://127.0.0.1:8888   # a running service
+    .venv/bin/python scripts/bench_identity.py CORPUS --url http://127.0.0.1:8888  # running service
 
 Without --url the service runs in this process against the test Neo4j (MNEMO_NEO4J_URI
 overrides) with a temporary data directory.
@@ -29,12 +29,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.client import MnemoClient  # noqa: E402
-from app.config import load_settings  # noqa: E402
-from app.curate.banks import BankUpdate  # noqa: E402
-from app.embedded import serve_in_thread  # noqa: E402
-from app.resolve.normalise import name_key  # noqa: E402
-from app.retain.items import EntityHint, RetainItem  # noqa: E402
+from app.client import MnemoClient
+from app.config import load_settings
+from app.curate.banks import BankUpdate
+from app.embedded import serve_in_thread
+from app.resolve.normalise import name_key
+from app.retain.items import EntityHint, RetainItem
 
 
 @contextmanager
@@ -65,7 +65,9 @@ def assign(client: MnemoClient, items: list[dict[str, Any]]) -> tuple[dict[str, 
                     RetainItem(
                         content=item["content"],
                         timestamp=item["timestamp"],
-                        entities=[EntityHint(text=m["text"], type=m["type"]) for m in item["mentions"]],
+                        entities=[
+                            EntityHint(text=m["text"], type=m["type"]) for m in item["mentions"]
+                        ],
                     )
                 ],
             )
@@ -110,7 +112,9 @@ def report(order: str, res: dict[str, Any], mentions: int, elapsed: float, examp
         print(f"   {family:13s} F1={row['f1']:.3f}  false-merge pairs {row['false_merge_pairs']}")
     for group in res["false_merge_groups"][:examples]:
         a, b = group["example"]
-        print(f"   FALSE MERGE {group['gold_a']} x {group['gold_b']}: {a['text']!r} ~ {b['text']!r}")
+        print(
+            f"   FALSE MERGE {group['gold_a']} x {group['gold_b']}: {a['text']!r} ~ {b['text']!r}"
+        )
     for group in res["missed_merge_groups"][:examples]:
         a, b = group["example"]
         print(f"   MISSED {group['gold']} ({group['pairs']} pairs): {a['text']!r} vs {b['text']!r}")

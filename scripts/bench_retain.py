@@ -29,21 +29,95 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.config import load_settings  # noqa: E402
-from app.curate.banks import BankUpdate  # noqa: E402
-from app.retain.items import EntityHint, RetainItem  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
+from app.config import load_settings
+from app.curate.banks import BankUpdate
+from app.retain.items import EntityHint, RetainItem
+from app.runtime import Runtime
 
-FIRST = ["Sarah", "Priya", "Alex", "Tomas", "Ines", "Noor", "Hugo", "Mei", "Omar", "Lena",
-         "Kofi", "Yuki", "Ravi", "Elena", "Marco", "Aisha", "Jonas", "Chloe", "Diego", "Hana"]
-LAST = ["Chen", "Raman", "Kim", "Silva", "Novak", "Haddad", "Laurent", "Tanaka", "Okafor",
-        "Berg", "Rossi", "Patel", "Garcia", "Nguyen", "Meyer", "Costa", "Ivanova", "Ahmed"]
-PLACES = ["Lisbon", "Berlin", "Nairobi", "Osaka", "Toronto", "Madrid", "Oslo", "Lyon", "Porto",
-          "Seoul", "Austin", "Dublin", "Krakow", "Accra", "Lima", "Hanoi", "Zurich", "Cairo"]
-ORGS = ["Acme Robotics", "Northwind Labs", "Blue Harbor Bank", "Atlas Health", "Kestrel Air",
-        "Orbit Foods", "Helios Energy", "Juniper Media", "Quanta Freight", "Lumen Schools"]
-PROJECTS = ["Project Atlas", "Ocean Probe 1", "the Falcon rollout", "the Q3 audit",
-            "the Phoenix migration", "the Delta pilot", "Sprint 14", "the Orion launch"]
+FIRST = [
+    "Sarah",
+    "Priya",
+    "Alex",
+    "Tomas",
+    "Ines",
+    "Noor",
+    "Hugo",
+    "Mei",
+    "Omar",
+    "Lena",
+    "Kofi",
+    "Yuki",
+    "Ravi",
+    "Elena",
+    "Marco",
+    "Aisha",
+    "Jonas",
+    "Chloe",
+    "Diego",
+    "Hana",
+]
+LAST = [
+    "Chen",
+    "Raman",
+    "Kim",
+    "Silva",
+    "Novak",
+    "Haddad",
+    "Laurent",
+    "Tanaka",
+    "Okafor",
+    "Berg",
+    "Rossi",
+    "Patel",
+    "Garcia",
+    "Nguyen",
+    "Meyer",
+    "Costa",
+    "Ivanova",
+    "Ahmed",
+]
+PLACES = [
+    "Lisbon",
+    "Berlin",
+    "Nairobi",
+    "Osaka",
+    "Toronto",
+    "Madrid",
+    "Oslo",
+    "Lyon",
+    "Porto",
+    "Seoul",
+    "Austin",
+    "Dublin",
+    "Krakow",
+    "Accra",
+    "Lima",
+    "Hanoi",
+    "Zurich",
+    "Cairo",
+]
+ORGS = [
+    "Acme Robotics",
+    "Northwind Labs",
+    "Blue Harbor Bank",
+    "Atlas Health",
+    "Kestrel Air",
+    "Orbit Foods",
+    "Helios Energy",
+    "Juniper Media",
+    "Quanta Freight",
+    "Lumen Schools",
+]
+PROJECTS = [
+    "Project Atlas",
+    "Ocean Probe 1",
+    "the Falcon rollout",
+    "the Q3 audit",
+    "the Phoenix migration",
+    "the Delta pilot",
+    "Sprint 14",
+    "the Orion launch",
+]
 TEMPLATES = [
     "{p1} met {p2} in {place} to discuss {project}.",
     "On {date}, {p1} joined {org} as head of {project}.",

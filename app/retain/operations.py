@@ -1,5 +1,6 @@
-"""Async retains: an operation is recorded in Neo4j, worked in the background, and survives
-a restart (pending or running operations are resumed when the service starts again).
+"""Async retains: recorded in Neo4j, worked in the background, resumed after a restart.
+
+Pending or running operations are resumed when the service starts again.
 
 Items are retained in batches. When a batch fails, its items are retried one at a time, so one
 bad item fails loudly (its index and error are recorded) and loses nothing else. Re-running an
@@ -10,6 +11,7 @@ writes nothing new.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Sequence
@@ -136,10 +138,8 @@ class OperationRunner:
         """Stop the worker; an operation in progress stays `running` and resumes next start."""
         if self._worker is not None:
             self._worker.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
-            except asyncio.CancelledError:
-                pass
             self._worker = None
 
     async def submit(self, bank_id: str, items: Sequence[RetainItem]) -> str:

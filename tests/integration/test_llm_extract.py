@@ -26,7 +26,6 @@ from tests.support.fake_openai import (
     unused_port,
 )
 
-
 WRITTEN_AT = datetime(2024, 5, 20, 10, 30, tzinfo=UTC)  # a Monday
 
 CHUNK = (

@@ -185,13 +185,13 @@ def test_wrong_type_names_the_field_path(http: httpx.Client, bank: str) -> None:
 
 
 def test_limits_answer_413_with_the_limit(http: httpx.Client, bank: str, settings: object) -> None:
-    too_long = "a" * (getattr(settings, "max_item_chars") + 1)
+    too_long = "a" * (settings.max_item_chars + 1)
     response = http.post(
         f"/v1/default/banks/{bank}/memories", json={"items": [{"content": too_long}]}
     )
     assert response.status_code == 413
     assert "MNEMO_MAX_ITEM_CHARS" in response.json()["detail"]
-    many = [{"content": "x"}] * (getattr(settings, "max_items_per_request") + 1)
+    many = [{"content": "x"}] * (settings.max_items_per_request + 1)
     response = http.post(f"/v1/default/banks/{bank}/memories", json={"items": many})
     assert response.status_code == 413
     assert "MNEMO_MAX_ITEMS_PER_REQUEST" in response.json()["detail"]

@@ -10,8 +10,7 @@ import pytest
 
 from app.errors import Unavailable
 from app.retain.chunking import split_content
-from app.retain.extracted import ExtractedEntity, ExtractedFact, ExtractionResult
-from app.retain.extracted import ExtractionInput
+from app.retain.extracted import ExtractedEntity, ExtractedFact, ExtractionInput, ExtractionResult
 from app.retain.local_extract import ChunksExtractor, LocalExtractor
 
 # Monday 8 May 2023, 14:00 UTC: the first LoCoMo session.
