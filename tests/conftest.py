@@ -80,11 +80,12 @@ def bank_id() -> str:
 
 
 @pytest.fixture
-def bank(http: httpx.Client, bank_id: str) -> str:
-    """A fresh bank in `local` mode; returns its id."""
+def bank(http: httpx.Client, bank_id: str) -> Iterator[str]:
+    """A fresh bank in `local` mode; returns its id (deleted after the test, if still there)."""
     response = http.put(f"/v1/default/banks/{bank_id}", json={"name": "test bank"})
     assert response.status_code == 201, response.text
-    return bank_id
+    yield bank_id
+    http.delete(f"/v1/default/banks/{bank_id}")
 
 
 @pytest.fixture(scope="session")

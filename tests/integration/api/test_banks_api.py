@@ -39,9 +39,14 @@ def test_get_patch_list_and_delete_a_bank(http: httpx.Client, bank: str) -> None
     assert patched.json()["retain_mission"] is None
     assert patched.json()["entity_labels"][0]["values"] == ["sarah-chen", "alex-kim"]
 
-    listed = http.get("/v1/default/banks", params={"limit": 1000}).json()
-    assert bank in [b["id"] for b in listed["items"]]
-    assert listed["total"] >= 1
+    first = http.get("/v1/default/banks", params={"limit": 1}).json()
+    assert first["total"] >= 1
+    listed: list[str] = []
+    for offset in range(0, first["total"], 500):
+        page = http.get("/v1/default/banks", params={"limit": 500, "offset": offset}).json()
+        listed += [b["id"] for b in page["items"]]
+    assert bank in listed
+    assert listed == sorted(listed)
 
     deleted = http.delete(f"/v1/default/banks/{bank}")
     assert deleted.status_code == 200
