@@ -21,6 +21,7 @@ data directory. Service-level timings leave out HTTP (about 1-2 ms on loopback).
 Usage:
   .venv/bin/python scripts/bench_recall.py [--sizes 10000,20000,50000,100000]
       [--queries 200] [--batch 2000] [--optimize/--no-optimize] [--small] [--json out.json]
+      [--data-dir DIR --bank ID]   (keep the bank and grow it on a later run)
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -52,17 +52,37 @@ from app.runtime import Runtime  # noqa: E402
 from app.store.local_neo4j import neo4j_script  # noqa: E402
 from app.store.vectors import VectorFilter  # noqa: E402
 
+SHOWN_PHASES = ("embed", "query_entities", "vector", "keyword", "graph", "temporal", "hydrate")
 TEST_BOLT_PORT = 7697
 TEST_HTTP_PORT = 7484
 START = datetime(2022, 1, 1, tzinfo=UTC)
 DAYS = 3 * 365
 TAGS = ("work", "family", "travel", "health", "money", "hobby")
 TOPICS = (
-    "the budget", "hiring", "the product launch", "a hiking trip", "the quarterly report",
-    "a birthday party", "the new office", "a marketing plan", "the garden", "a charity run",
-    "the mortgage", "a cooking class", "the data migration", "a wedding", "the school play",
-    "a client complaint", "the server outage", "a book club", "the holiday schedule",
-    "a job offer", "the football match", "a dentist visit", "the rent increase", "a concert",
+    "the budget",
+    "hiring",
+    "the product launch",
+    "a hiking trip",
+    "the quarterly report",
+    "a birthday party",
+    "the new office",
+    "a marketing plan",
+    "the garden",
+    "a charity run",
+    "the mortgage",
+    "a cooking class",
+    "the data migration",
+    "a wedding",
+    "the school play",
+    "a client complaint",
+    "the server outage",
+    "a book club",
+    "the holiday schedule",
+    "a job offer",
+    "the football match",
+    "a dentist visit",
+    "the rent increase",
+    "a concert",
 )
 TEMPLATES = (
     "{a} met {b} in {place} to talk about {topic}.",
@@ -74,8 +94,33 @@ TEMPLATES = (
     "{a} was worried about {topic} after a long chat with {b}.",
 )
 SYLLABLES = (
-    "ka", "lo", "mi", "ren", "sa", "tor", "vi", "ne", "dal", "bri", "ost", "ela", "fin", "gar",
-    "hul", "ja", "kel", "mar", "nor", "pe", "qua", "ros", "sten", "ul", "wen", "yor", "zed",
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "sa",
+    "tor",
+    "vi",
+    "ne",
+    "dal",
+    "bri",
+    "ost",
+    "ela",
+    "fin",
+    "gar",
+    "hul",
+    "ja",
+    "kel",
+    "mar",
+    "nor",
+    "pe",
+    "qua",
+    "ros",
+    "sten",
+    "ul",
+    "wen",
+    "yor",
+    "zed",
 )
 
 
@@ -87,9 +132,14 @@ class World:
 
     def __init__(self, seed: int = 7) -> None:
         self.rng = random.Random(seed)
-        self.people = self._names(3000, 2, 3) 
+        self.people = self._names(3000, 2, 3)
         self.places = [n.title() + " " + s for n in self._names(400, 2, 2) for s in ("City",)]
-        self.orgs = [n.title() + " " + s for n, s in zip(self._names(300, 2, 3), ("Labs", "Group", "Foods", "Bank") * 100, strict=False)]
+        self.orgs = [
+            n.title() + " " + s
+            for n, s in zip(
+                self._names(300, 2, 3), ("Labs", "Group", "Foods", "Bank") * 100, strict=False
+            )
+        ]
         self.index = 0
 
     def _names(self, n: int, low: int, high: int) -> list[str]:
@@ -160,9 +210,7 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def measure(
-    runtime: Runtime, bank: str, queries: Sequence[RecallRequest]
-) -> dict[str, Any]:
+async def measure(runtime: Runtime, bank: str, queries: Sequence[RecallRequest]) -> dict[str, Any]:
     """Recall latency (p50/p95), per-phase p50/p95, and vector-only latency, same queries."""
     for request in queries[:10]:  # warm the plan caches and the embedder
         await runtime.recall.recall(bank, request)
@@ -224,22 +272,29 @@ def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
         if neo4j_script(test, "start", quiet=True) != 0:
             raise SystemExit("could not start the test Neo4j; pass --neo4j-uri")
         values["neo4j_uri"] = test.bolt_uri
+    # Big retain batches amortise the per-request work; the default limit is 1,000 items.
+    values["max_items_per_request"] = max(args.batch, 1000)
     return load_settings({}, **values)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    data_dir = Path(tempfile.mkdtemp(prefix="mnemo-bench-recall-"))
+    persistent = args.data_dir is not None
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="mnemo-bench-recall-"))
     settings = settings_for(args, data_dir)
     world = World()
     queries = world.queries(args.queries)
-    bank = f"bench-recall-{uuid.uuid4().hex[:8]}"
+    bank = args.bank or f"bench-recall-{uuid.uuid4().hex[:8]}"
     rows: list[dict[str, Any]] = []
     try:
         async with Runtime.open(settings, background=False) as runtime:
             await runtime.banks.put(bank, BankUpdate(name=bank, retain_extraction_mode="chunks"))
-            written = 0
+            # A bank kept from an earlier run (--data-dir, --bank) grows from where it stopped;
+            # the generator is deterministic, so it continues the same sequence of facts.
+            written = await runtime.vectors.count(bank)
+            for _ in range(written):
+                world.fact()
             try:
-                for size in args.sizes:
+                for size in [s for s in args.sizes if s >= written]:
                     started = time.perf_counter()
                     while written < size:
                         batch = [world.fact() for _ in range(min(args.batch, size - written))]
@@ -257,10 +312,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     rows.append(row)
                     print(json.dumps(row), file=sys.stderr, flush=True)
             finally:
-                if not args.keep:
+                if not args.keep and not persistent:
                     await runtime.banks.delete(bank)
     finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if not persistent:
+            shutil.rmtree(data_dir, ignore_errors=True)
     return {"bank": bank, "queries": len(queries), "budget": "mid", "rows": rows}
 
 
@@ -279,7 +335,8 @@ def print_table(report: dict[str, Any]) -> None:
             phases = {
                 k: v["p50"]
                 for k, v in m["phases_ms"].items()
-                if k in ("embed", "query_entities", "vector", "keyword", "graph", "temporal", "hydrate")
+                if k
+                in ("embed", "query_entities", "vector", "keyword", "graph", "temporal", "hydrate")
             }
             slow = ", ".join(f"{k} {v}" for k, v in sorted(phases.items(), key=lambda kv: -kv[1]))
             print(
@@ -291,9 +348,7 @@ def print_table(report: dict[str, Any]) -> None:
         first, last = report["rows"][0], report["rows"][-1]
         state = "indexed" if "indexed" in last else "unindexed"
         growth = last[state]["recall_ms"]["p95"] / max(first[state]["recall_ms"]["p95"], 1e-9)
-        print(
-            f"p95 grew ×{growth:.2f} for ×{last['facts'] / first['facts']:.0f} facts ({state})"
-        )
+        print(f"p95 grew ×{growth:.2f} for ×{last['facts'] / first['facts']:.0f} facts ({state})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -306,6 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="CI size: 1k and 2k facts")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the bank afterwards")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="persistent data dir (kept; resumable)"
+    )
+    parser.add_argument("--bank", default=None, help="bank id to create or grow")
     args = parser.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",")]
     if args.small:

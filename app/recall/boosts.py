@@ -8,6 +8,12 @@ Hence the guarantee the tests check: if fact A's score exceeds fact B's by more 
 ``1 + total_max``, no combination of boosts puts B above A. Boosts reorder near-ties only; a
 recent, well-attested but weakly matching fact can never push out a strong match.
 
+One factor goes the other way, as boundedly: a fact that is itself a question ("What's new with
+you?", kept as a fact by offline extraction of chats) states nothing, so it cannot be the
+evidence a query asks for, yet a question-form query matches its form. Its score is multiplied
+by ``1 - question_penalty`` (at most 0.5). On LoCoMo a penalty of 0.25 raised evidence
+recall@10 from 0.693 to 0.707 (docs/decisions/0005-recall.md).
+
 The boosts are multiplicative (``final = score × (1 + total)``) rather than added, because fused
 RRF scores are small numbers (1/61 ≈ 0.016) whose scale depends on k and on the channel count; a
 fraction of the score means the same thing whatever that scale is.
@@ -36,6 +42,16 @@ class FactSignals(msgspec.Struct, frozen=True, kw_only=True):
     occurred_end: datetime | None = None
     # How many mentions / sources support the fact (1 for a plain fact).
     proof_count: int = 1
+    # The fact is a question (see ``is_question``): it takes the question penalty.
+    is_question: bool = False
+
+
+_CLOSERS = " \t\r\n\"'\u201d\u2019)]}\u300d\u300f"
+
+
+def is_question(text: str) -> bool:
+    """Whether a fact's text is a question: it ends with "?" (or "？"), closing quotes aside."""
+    return text.rstrip(_CLOSERS).endswith(("?", "\uff1f"))
 
 
 def recency_boost(mentioned_at: datetime | None, now: datetime, config: BoostConfig) -> float:
@@ -100,7 +116,14 @@ def boosts_for(
     )
     evidence = evidence_boost(signals.proof_count, config)
     total = min(config.total_max, recency + temporal + evidence)
-    return Boosts(recency=recency, temporal_proximity=temporal, evidence=evidence, total=total)
+    penalty = config.question_penalty if signals.is_question else 0.0
+    return Boosts(
+        recency=recency,
+        temporal_proximity=temporal,
+        evidence=evidence,
+        total=total,
+        question_penalty=penalty,
+    )
 
 
 def apply_boosts(
@@ -114,7 +137,7 @@ def apply_boosts(
     """Boost each result's ``final`` score and re-sort, best first.
 
     Apply once, after fusion (and after a reranker, if one ran): ``final`` becomes
-    ``final × (1 + total)``. A result without signals keeps its score (no boost).
+    ``final × (1 + total) × (1 - question_penalty)``. A result without signals keeps its score.
     """
     boosted: list[FusedResult] = []
     for result in results:
@@ -124,7 +147,11 @@ def apply_boosts(
             continue
         boosts = boosts_for(fact, now=now, window=window, config=config)
         boosted.append(
-            msgspec.structs.replace(result, final=result.final * (1 + boosts.total), boosts=boosts)
+            msgspec.structs.replace(
+                result,
+                final=result.final * (1 + boosts.total) * (1 - boosts.question_penalty),
+                boosts=boosts,
+            )
         )
     boosted.sort(key=fusion_order)
     return boosted

@@ -52,13 +52,16 @@ class ChannelHit(msgspec.Struct, frozen=True, kw_only=True):
 class Boosts(msgspec.Struct, frozen=True, kw_only=True):
     """The boosts applied to one result, as fractions of its fused score (0.05 = +5 %).
 
-    ``total`` is the sum of the three, capped by the recipe's ``total_max``.
+    ``total`` is the sum of the three, capped by the recipe's ``total_max``; the final score is
+    ``fused × (1 + total) × (1 - question_penalty)``.
     """
 
     recency: float = 0.0
     temporal_proximity: float = 0.0
     evidence: float = 0.0
     total: float = 0.0
+    # The share taken off a fact that is a question (see ``BoostConfig.question_penalty``).
+    question_penalty: float = 0.0
 
 
 class FusedResult(msgspec.Struct, frozen=True, kw_only=True):

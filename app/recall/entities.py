@@ -5,11 +5,12 @@ Two lookups, both index-backed and scoped to the bank:
 - **exact**: every run of 1–4 words of the query, normalised with ``name_key`` (the one
   normalisation the write path uses), looked up on ``Name`` nodes; a possessive ("Caroline's")
   is also tried without its "'s". Strength 1.0.
-- **fuzzy**: the query's longer words as fuzzy terms (edit distance 1) on the ``name_search``
-  full-text index, for misspelled or partial names. A name found this way is kept only when at
-  least half of its own words are (nearly) in the query, and its strength is
-  ``FUZZY_STRENGTH × that share``: "Carolin" finds "Caroline" (0.8), "support group" finds
-  "LGBTQ support group" (0.53), and one common word never pulls in a long name.
+- **fuzzy**: the query's capitalised longer words that the exact pass did not resolve, as fuzzy
+  terms (edit distance 1) on the ``name_search`` full-text index, for misspelled or partial
+  names. A name found this way is kept only when at least half of its own words are (nearly)
+  in the query, and its strength is ``FUZZY_STRENGTH × that share``: "Carolin" finds
+  "Caroline" (0.8), "Support Group" finds "LGBTQ support group" (0.53), and one common word
+  never pulls in a long name.
 
 The class is deliberately small: the entity resolver's candidate retrieval (names, aliases,
 guards) will replace it behind the same ``EntityFinder`` port.
@@ -17,11 +18,12 @@ guards) will replace it behind the same ``EntityFinder`` port.
 
 from __future__ import annotations
 
-import asyncio
+import re
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 
 from app.recall.ports import GraphReader, QueryEntity
+from app.recall.rows import listed
 from app.resolve.normalise import name_key, name_tokens
 from app.store.search_keys import bank_key, escape_lucene
 
@@ -29,8 +31,9 @@ from app.store.search_keys import bank_key, escape_lucene
 MAX_NAME_WORDS = 4
 # Upper bound on the exact keys of one query (a 2,000-character query has ~1,400 n-grams).
 MAX_KEYS = 256
-# Upper bound on fuzzy terms (Lucene refuses queries of more than 1,024 clauses).
-MAX_FUZZY_TERMS = 32
+# Upper bound on fuzzy terms (each is expanded over the whole name index).
+MAX_FUZZY_TERMS = 8
+_WORDS = re.compile(r"[^\W\d_][\w'\u2019-]*")
 # Words shorter than this are never looked up fuzzily (one edit turns "tim" into "tom").
 FUZZY_MIN_CHARS = 5
 # Strength of a fuzzy match that covers the whole name.
@@ -83,11 +86,18 @@ def _key_variants(surface: str) -> Iterable[str]:
 
 
 def fuzzy_terms(text: str) -> list[str]:
-    """The query's distinct folded words long enough for a fuzzy lookup, in query order."""
+    """The query's capitalised words long enough for a fuzzy lookup, folded, distinct, in order.
+
+    Capitalised only: a fuzzy term is expanded over every name in the index, and lower-case
+    words ("happened", "march") are rarely misspelt names, so they cost time and bring noise.
+    """
     terms: list[str] = []
-    for token in name_tokens(name_key(text)):
-        if len(token) >= FUZZY_MIN_CHARS and token not in _STOP_WORDS and token not in terms:
-            terms.append(token)
+    for word in _WORDS.findall(text):
+        if not word[0].isupper():
+            continue
+        for token in name_tokens(name_key(word)):
+            if len(token) >= FUZZY_MIN_CHARS and token not in _STOP_WORDS and token not in terms:
+                terms.append(token)
     return terms[:MAX_FUZZY_TERMS]
 
 
@@ -134,7 +144,9 @@ class NameIndexLookup:
         """At most ``limit`` entities the query names, strongest then most specific first."""
         if limit <= 0:
             return []
-        exact, fuzzy = await asyncio.gather(self._exact(bank_id, text), self._fuzzy(bank_id, text))
+        exact = await self._exact(bank_id, text)
+        covered = {name_key(e.matched) for e in exact}
+        fuzzy = await self._fuzzy(bank_id, text, covered)
         return best_entities([*exact, *fuzzy], limit)
 
     async def _exact(self, bank_id: str, text: str) -> list[QueryEntity]:
@@ -143,11 +155,12 @@ class NameIndexLookup:
             return []
         rows = await self._graph.run("recall/names_exact", {"bank_id": bank_id, "keys": list(keys)})
         return [
-            _entity(row, matched=keys.get(row["key"], row["key"]), strength=1.0) for row in rows
+            _entity(row, matched=keys.get(row["key"], row["key"]), strength=1.0)
+            for row in listed(rows, "names")
         ]
 
-    async def _fuzzy(self, bank_id: str, text: str) -> list[QueryEntity]:
-        terms = fuzzy_terms(text)
+    async def _fuzzy(self, bank_id: str, text: str, covered: set[str]) -> list[QueryEntity]:
+        terms = [t for t in fuzzy_terms(text) if t not in covered]
         lucene = names_lucene(bank_id, terms)
         if lucene is None:
             return []
@@ -157,7 +170,7 @@ class NameIndexLookup:
         )
         words = name_tokens(name_key(text))
         found = []
-        for row in rows:
+        for row in listed(rows, "names"):
             coverage = name_coverage(row["text"], words)
             if coverage >= 0.5:
                 found.append(_entity(row, matched=row["text"], strength=FUZZY_STRENGTH * coverage))

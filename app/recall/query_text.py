@@ -7,27 +7,34 @@ not: on short facts the name dominates the vector, so "What book is Jon reading?
 to "Jon: How's it going?" (LoCoMo: vector-only recall@10 0.579 with the names, 0.646 without).
 So the vector (and temporal) channels embed the query without such names; the keyword and graph
 channels still use them, and a query that would be left with too little is embedded whole.
+
+Which names are hubs is read per bank (``recall/hub_names``: every name of each entity that at
+least ``RecallRecipe.hub_share`` of the bank's facts mention; none in a bank under 20 facts) and
+cached for a minute, so the vector channel never waits for the query's entity lookup.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from app.recall.channels.keyword import STOP_WORDS
+from app.recall.entities import query_name_keys
 
 _WORD = re.compile(r"\w+")
 # The query keeps its names unless at least this many content words remain without them.
 MIN_CONTENT_WORDS = 2
 
 
-def is_hub(degree: int, bank_facts: int, share: float) -> bool:
-    """Whether an entity mentioned by ``degree`` of ``bank_facts`` facts is too common to steer.
+def hub_mentions(text: str, hub_keys: Collection[str]) -> list[str]:
+    """The words of ``text`` that name a hub: runs of 1-4 words whose ``name_key`` is a hub's.
 
-    ``share`` 0 turns masking off. A bank of fewer than 20 facts has no hubs (shares there
-    are noise).
+    ``hub_keys`` are the normalised names of the bank's hubs (``recall/hub_names``); a
+    possessive ("Gina's") counts for its name.
     """
-    return share > 0 and bank_facts >= 20 and degree >= share * bank_facts
+    if not hub_keys:
+        return []
+    return [surface for key, surface in query_name_keys(text).items() if key in hub_keys]
 
 
 def without_names(text: str, names: Iterable[str]) -> str:

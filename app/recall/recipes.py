@@ -71,12 +71,18 @@ class BoostConfig(msgspec.Struct, frozen=True, kw_only=True):
     evidence_full_at: int = 8
     # Cap on the sum of the three.
     total_max: float = 0.20
+    # The one downward factor: a fact that is itself a question ("What's new with you?")
+    # states nothing, so it cannot be the evidence asked for; it is only matched by the
+    # query's question form. Its score is multiplied by (1 - question_penalty).
+    question_penalty: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("recency_max", "temporal_max", "evidence_max", "total_max"):
             value = getattr(self, name)
             if not 0.0 <= value <= MAX_TOTAL_BOOST:
                 raise ValueError(f"boosts.{name} must be within [0, {MAX_TOTAL_BOOST}]")
+        if not 0.0 <= self.question_penalty <= MAX_TOTAL_BOOST:
+            raise ValueError(f"boosts.question_penalty must be within [0, {MAX_TOTAL_BOOST}]")
         if self.recency_half_life_days <= 0 or self.temporal_half_life_days <= 0:
             raise ValueError("boost half-lives must be > 0 days")
         if self.evidence_full_at < 2:
@@ -210,6 +216,27 @@ class RecallRecipe(msgspec.Struct, frozen=True, kw_only=True):
         return limit
 
 
+# Scoring shared by the three budgets, measured on LoCoMo (docs/decisions/0005-recall.md); the
+# class defaults above are the untuned starting point that the unit tests document.
+# - vector weighs a little more (1.3) and the graph less (0.6): the graph mostly re-ranks what
+#   the text channels found, and at full weight its ties crowded out single-channel evidence.
+TUNED_WEIGHTS = ChannelWeights(vector=1.3, keyword=1.0, graph=0.6, temporal=1.0)
+# - SEMANTIC links only corroborate (0.05): every larger weight lowered recall (0.15: -1.7
+#   points of recall@10), because facts close to many hits are generic; min_score 0.15 drops
+#   facts that merely share a hub with the seeds.
+TUNED_GRAPH = GraphScoringConfig(semantic_weight=0.05, min_score=0.15)
+# - boosts are tie-breakers: a fact ranked first by every channel leads one ranked second by
+#   every channel by only 62/61 (1.64 %, k = 60), so the untuned caps (+10 % recency alone)
+#   put a newer runner-up first. The total stays below that gap (1.5 %); on LoCoMo boosts of
+#   any size measured neutral. Question facts lose a quarter of their score (boosts.py).
+TUNED_BOOSTS = BoostConfig(
+    recency_max=0.01,
+    temporal_max=0.015,
+    evidence_max=0.005,
+    total_max=0.015,
+    question_penalty=0.25,
+)
+
 # Fast: shallow channels, one-hop graph from few seeds; for chatty agents that recall every turn.
 LOW = RecallRecipe(
     name="low",
@@ -222,6 +249,9 @@ LOW = RecallRecipe(
     graph_max_hops=1,
     graph_entity_fanout=20,
     max_fused=40,
+    weights=TUNED_WEIGHTS,
+    graph=TUNED_GRAPH,
+    boosts=TUNED_BOOSTS,
 )
 
 # Default: enough depth to fill the default 4096-token answer (~100 short facts) well.
@@ -236,6 +266,9 @@ MID = RecallRecipe(
     graph_max_hops=1,
     graph_entity_fanout=50,
     max_fused=100,
+    weights=TUNED_WEIGHTS,
+    graph=TUNED_GRAPH,
+    boosts=TUNED_BOOSTS,
 )
 
 # Thorough: deep channels and two-hop links; for reflect and questions spanning many facts.
@@ -250,6 +283,9 @@ HIGH = RecallRecipe(
     graph_max_hops=2,
     graph_entity_fanout=100,
     max_fused=200,
+    weights=TUNED_WEIGHTS,
+    graph=TUNED_GRAPH,
+    boosts=TUNED_BOOSTS,
 )
 
 # Read-only, like the recipes it holds.

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from app.errors import InvalidInput, MnemoError, Unavailable
-from app.recall.boosts import FactSignals, apply_boosts
+from app.recall.boosts import FactSignals, apply_boosts, is_question
 from app.recall.budget import fill_budget
 from app.recall.candidates import (
     CHANNELS,
@@ -67,11 +67,11 @@ from app.recall.ports import (
     Reranker,
 )
 from app.recall.query import RecallQuery
-from app.recall.query_text import is_hub, without_names
+from app.recall.query_text import hub_mentions, without_names
 from app.recall.recipes import RecallRecipe, recipe_for
+from app.recall.rows import from_epoch_ms, listed
 from app.recall.trace import BudgetTrace, ChannelStatus, ChannelTrace, RecallTrace
 from app.retain.dates import parse_query_window
-from app.store.graph import convert_rows
 from app.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -80,10 +80,9 @@ Scored = list[tuple[str, float]]
 
 # A channel slower than this is left out of the answer (and reported as "timeout").
 DEFAULT_CHANNEL_TIMEOUT_S = 5.0
-# Query entities looked up beyond the graph's share, so that hubs (sorted last) are seen.
-ENTITY_LOOKUP_EXTRA = 5
-# How long a bank's fact count is trusted (it only sets which names count as hubs).
-BANK_FACTS_TTL_S = 60.0
+# After this, a bank's hub names are re-read in the background (they only steer what the vector
+# channel embeds, and change slowly).
+HUBS_TTL_S = 60.0
 
 
 class _FactEntity(msgspec.Struct):
@@ -187,8 +186,9 @@ class RecallService:
         self._keyword = KeywordChannel(graph)
         self._graph_channel = GraphChannel(graph)
         self._temporal = TemporalChannel(graph, vectors)
-        # bank id -> (monotonic time read, recall-visible facts)
-        self._bank_sizes: dict[str, tuple[float, int]] = {}
+        # (bank id, hub share) -> (monotonic time read, hub name keys), and the reads running
+        self._hubs: dict[tuple[str, float], tuple[float, frozenset[str]]] = {}
+        self._hub_reads: dict[tuple[str, float], asyncio.Future[frozenset[str]]] = {}
 
     # -- the request ------------------------------------------------------------------------
 
@@ -211,7 +211,6 @@ class RecallService:
         """Answer one recall request (``recipe`` overrides the budget's, for experiments)."""
         clock = _Clock()
         text = self.check(request)
-        await self._banks.require(bank_id)
         recipe = recipe or recipe_for(request.budget)
         now = as_utc(request.query_timestamp) if request.query_timestamp else self._clock()
         notes: list[str] = []
@@ -226,14 +225,26 @@ class RecallService:
             tags_match=request.tags_match,
             window=window,
         )
-        outcomes, query_entities, vector_text = await self._channels(query, recipe, clock, notes)
-        ran = [o for o in outcomes if o.ran]
-        if ran and not any(o.ok for o in ran):
-            raise Unavailable(
-                "recall failed: no channel answered ("
-                + ", ".join(f"{o.trace.channel}: {o.trace.detail}" for o in ran)
-                + ")"
+        # The bank check runs beside the channels (a round trip off the critical path); an
+        # unknown bank has nothing to find, and its 404 still wins over any channel outcome.
+        exists = asyncio.ensure_future(self._banks.require(bank_id))
+        try:
+            outcomes, query_entities, vector_text = await self._channels(
+                query, recipe, clock, notes
             )
+            ran = [o for o in outcomes if o.ran]
+            if ran and not any(o.ok for o in ran):
+                # Checked before the bank: with the graph down, the bank check would fail too,
+                # and a store error must read as 503, not as a missing bank or a 500.
+                raise Unavailable(
+                    "recall failed: no channel answered ("
+                    + ", ".join(f"{o.trace.channel}: {o.trace.detail}" for o in ran)
+                    + ")"
+                )
+        except BaseException:
+            _settle(exists)
+            raise
+        await exists
 
         start = time.perf_counter()
         fused = rrf(
@@ -340,16 +351,34 @@ class RecallService:
         )
         return _Outcome(result, trace)
 
-    async def _bank_facts(self, bank_id: str) -> int:
-        """The bank's recall-visible fact count, re-read at most every ``BANK_FACTS_TTL_S``."""
-        now = time.monotonic()
-        cached = self._bank_sizes.get(bank_id)
-        if cached is not None and now - cached[0] < BANK_FACTS_TTL_S:
+    async def _hub_keys(self, bank_id: str, share: float) -> frozenset[str]:
+        """Name keys of the bank's hubs (``recall/hub_names``), cached per bank.
+
+        Stale-while-revalidate: past ``HUBS_TTL_S`` the cached keys are still used and one
+        background task re-reads them (the read scans the bank's facts, ~20 ms at 100k), so
+        only a bank's very first recall in this process waits for it.
+        """
+        key = (bank_id, share)
+        cached = self._hubs.get(key)
+        if cached is not None:
+            if time.monotonic() - cached[0] >= HUBS_TTL_S and key not in self._hub_reads:
+                self._hub_reads[key] = asyncio.ensure_future(self._read_hubs(key))
             return cached[1]
-        rows = await self._graph.run("recall/bank_size", {"bank_id": bank_id})
-        facts = int(rows[0]["facts"]) if rows else 0
-        self._bank_sizes[bank_id] = (now, facts)
-        return facts
+        task = self._hub_reads.get(key)
+        if task is None:
+            task = self._hub_reads[key] = asyncio.ensure_future(self._read_hubs(key))
+        return await asyncio.shield(task)
+
+    async def _read_hubs(self, key: tuple[str, float]) -> frozenset[str]:
+        try:
+            rows = await self._graph.run(
+                "recall/hub_names", {"bank_id": key[0], "min_share": key[1]}
+            )
+            keys = frozenset(str(k) for k in rows[0]["keys"]) if rows else frozenset()
+            self._hubs[key] = (time.monotonic(), keys)
+            return keys
+        finally:
+            self._hub_reads.pop(key, None)
 
     # -- after fusion -----------------------------------------------------------------------
 
@@ -357,7 +386,11 @@ class RecallService:
         if not ids:
             return {}
         rows = await self._graph.run("recall/hydrate", {"bank_id": bank_id, "ids": list(ids)})
-        return {fact.id: fact for fact in convert_rows(rows, _Fact)}
+        facts = listed(rows, "facts")
+        for fact in facts:
+            for key in ("occurred_start", "occurred_end", "mentioned_at"):
+                fact[key] = from_epoch_ms(fact[key])
+        return {fact.id: fact for fact in msgspec.convert(facts, list[_Fact], strict=False)}
 
     async def _rerank(
         self, text: str, fused: Sequence[FusedResult], facts: Mapping[str, _Fact]
@@ -372,8 +405,8 @@ class RecallService:
 class _Run:
     """One request's channel runs: each channel as a method that knows when to skip itself.
 
-    Shared inputs are computed once, as tasks: the query entities (graph seeds, and the hubs
-    the vector text leaves out) and the embedding of that vector text.
+    Shared inputs are computed once, as tasks: the query entities (graph seeds) and the
+    embedding of the vector text (the query without the bank's hub names).
     """
 
     def __init__(
@@ -403,15 +436,10 @@ class _Run:
         return self._found
 
     async def _find_entities(self) -> list[QueryEntity]:
-        wanted = self._weights.graph > 0 and self._recipe.graph_query_entities > 0
-        masking = self._recipe.hub_share > 0 and (
-            self._weights.vector > 0 or self._weights.temporal > 0
-        )
-        if not wanted and not masking:
+        if self._weights.graph == 0 or self._recipe.graph_query_entities == 0:
             return []
         finder = self._service._entities
-        # A few more than the graph takes: hubs sort last (least specific) but must be seen.
-        limit = self._recipe.graph_query_entities + ENTITY_LOOKUP_EXTRA
+        limit = self._recipe.graph_query_entities
         try:
             found: list[QueryEntity] = await self._clock.phase(
                 "query_entities",
@@ -433,23 +461,25 @@ class _Run:
         return self._embedding
 
     async def _embed_vector_text(self) -> Any:
-        entities = await self._lookup()
-        exact = [e for e in entities if e.strength >= 1.0]
-        if exact and self._recipe.hub_share > 0:
-            facts = await self._service._bank_facts(self._query.bank_id)
-            hubs = [e.matched for e in exact if is_hub(e.degree, facts, self._recipe.hub_share)]
-            self.vector_text = without_names(self._query.text, hubs)
+        share = self._recipe.hub_share
+        if share > 0:
+            try:
+                hubs = await self._clock.phase(
+                    "hubs", self._service._hub_keys(self._query.bank_id, share)
+                )
+            except Exception as exc:  # without hub names the query is embedded whole
+                log.warning("hub names unavailable: %r", exc)
+                self._notes.append(f"hub names unavailable ({type(exc).__name__})")
+            else:
+                names = hub_mentions(self._query.text, hubs)
+                self.vector_text = without_names(self._query.text, names)
         return await self._clock.phase("embed", self._service._embedder.embed_one(self.vector_text))
 
     def close(self) -> None:
         """Cancel shared work nobody needs any more, or mark its error as seen."""
         for task in (self._embedding, self._found):
-            if task is None:
-                continue
-            if not task.done():
-                task.cancel()
-            elif not task.cancelled():
-                task.exception()
+            if task is not None:
+                _settle(task)
 
     # -- channels ---------------------------------------------------------------------------
 
@@ -485,15 +515,14 @@ class _Run:
         return await self._service._guarded("keyword", lambda: channel.search(self._query, limit))
 
     async def entities(self) -> list[QueryEntity]:
-        """The entities the query names that seed the graph (none if the graph is off)."""
-        found = await self._lookup()
-        if self._weights.graph == 0:
-            return []
-        return found[: self._recipe.graph_query_entities]
+        """The entities the query names, which seed the graph (none if the graph is off)."""
+        return await self._lookup()
 
     async def graph(self, seeds: GraphSeeds) -> _Outcome:
         if self._weights.graph == 0:
             return _skipped("graph", "weight 0")
+        if not seeds.facts and not seeds.entities:
+            return _skipped("graph", "no seeds: no vector or keyword hit, no entity in the query")
         channel = self._service._graph_channel
         return await self._service._guarded(
             "graph", lambda: channel.search(self._query, seeds, self._recipe)
@@ -517,6 +546,14 @@ async def _embedding(task: asyncio.Future[Any], channel: Channel) -> Any:
         ChannelResult(channel=channel, candidates=()),
         ChannelTrace(channel=channel, status="failed", detail=detail[:300]),
     )
+
+
+def _settle(task: asyncio.Future[Any]) -> None:
+    """Cancel a task nobody will await, or mark its error as seen (no "never retrieved")."""
+    if not task.done():
+        task.cancel()
+    elif not task.cancelled():
+        task.exception()
 
 
 def _parse_window(text: str, now: datetime, notes: list[str]) -> TimeWindow | None:
@@ -566,6 +603,7 @@ def _signals(fact: _Fact) -> FactSignals:
         occurred_start=fact.occurred_start,
         occurred_end=fact.occurred_end,
         proof_count=max(1, fact.proof_count),
+        is_question=is_question(fact.text),
     )
 
 

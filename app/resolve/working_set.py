@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -115,6 +115,8 @@ class WorkingSet:
         self._by_token: dict[str, set[str]] = defaultdict(set)
         self._by_trigram: dict[str, set[str]] = defaultdict(set)
         self._series: dict[str, str] = {}
+        self._candidates: dict[str, Candidate] = {}
+        self._masses: dict[str, tuple[float, float]] = {}
         # The change log the store persists.
         self.created: list[str] = []
         self.claims: list[NameClaim] = []
@@ -132,6 +134,7 @@ class WorkingSet:
         self.entities[entity.id] = entity
         for key in entity.names:
             self._index_name(entity.id, key, entity.type)
+        self._invalidate([entity.id], degree_changed=True)
 
     # -- index --------------------------------------------------------------------------------
 
@@ -200,20 +203,29 @@ class WorkingSet:
         and ``neighbour_mass`` carries the weight of all of them (``model.Candidate``): a
         popular entity's hundreds of neighbours are not rebuilt for every mention.
         """
+        full = self._full_candidate(eid)
+        if focus is None:
+            return full
         e = self.entities[eid]
-        if focus is not None:
-            hub = hub_degree(self.bank_entities, self.policy)
-            mass = sum(neighbour_weight(self.degree_of(n), self.policy, hub) for n in e.neighbours)
-            shown = {
-                n: c
-                for n, c in e.neighbours.items()
-                if n in focus or (focus_series and self.series_of(n) in focus_series)
-            }
-            return msgspec.structs.replace(self._candidate(e, shown), neighbour_mass=mass)
-        return self._candidate(e, e.neighbours)
+        # Walk the (small) focus, not the (possibly hundreds of) neighbours.
+        shown = {n: e.neighbours[n] for n in focus if n in e.neighbours}
+        if focus_series:
+            shown.update(
+                (n, c) for n, c in e.neighbours.items() if self.series_of(n) in focus_series
+            )
+        return msgspec.structs.replace(
+            full,
+            neighbours=tuple(nb for nb in full.neighbours if nb.entity_id in shown),
+            neighbour_mass=self._mass(eid),
+        )
 
-    def _candidate(self, e: WorkingEntity, neighbours: Mapping[str, int]) -> Candidate:
-        return Candidate(
+    def _full_candidate(self, eid: str) -> Candidate:
+        # Cached until the entity or one of its neighbours' degrees changes (see _invalidate).
+        cached = self._candidates.get(eid)
+        if cached is not None:
+            return cached
+        e = self.entities[eid]
+        built = Candidate(
             entity_id=e.id,
             canonical_name=e.canonical,
             names=tuple(e.names),
@@ -225,11 +237,40 @@ class WorkingSet:
             degree=e.degree,
             neighbours=tuple(
                 Neighbour(n, self.degree_of(n), self.series_of(n), count)
-                for n, count in sorted(neighbours.items())
+                for n, count in sorted(e.neighbours.items())
             ),
             is_label=e.is_label,
             decided_apart=tuple(sorted(e.decided_apart)),
         )
+        self._candidates[eid] = built
+        return built
+
+    def _mass(self, eid: str) -> float:
+        """Weight of all of an entity's neighbours under the current hub rule (cached)."""
+        hub = hub_degree(self.bank_entities, self.policy)
+        cached = self._masses.get(eid)
+        if cached is not None and cached[0] == hub:
+            return cached[1]
+        mass = sum(
+            neighbour_weight(self.degree_of(n), self.policy, hub)
+            for n in self.entities[eid].neighbours
+        )
+        self._masses[eid] = (hub, mass)
+        return mass
+
+    def _invalidate(self, ids: Iterable[str], *, degree_changed: bool = False) -> None:
+        """Forget cached views of ``ids``.
+
+        When their degree changed, also forget their neighbours' views, whose candidates list
+        them with their degree.
+        """
+        for eid in ids:
+            self._candidates.pop(eid, None)
+            self._masses.pop(eid, None)
+            if degree_changed and eid in self.entities:
+                for n in self.entities[eid].neighbours:
+                    self._candidates.pop(n, None)
+                    self._masses.pop(n, None)
 
     def degree_of(self, eid: str) -> int:
         """Degree of an entity, loaded or only known as a neighbour."""
@@ -279,6 +320,7 @@ class WorkingSet:
         if key not in e.names or (stated and not e.names[key]):
             e.names[key] = e.names.get(key, False) or stated
             self._index_name(eid, key, e.type)
+            self._invalidate([eid])
         self.claims.append(NameClaim(eid, key, text, stated, memory_id, at))
 
     def touch(self, eid: str, at: datetime) -> None:
@@ -287,17 +329,24 @@ class WorkingSet:
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
+        self._invalidate([eid])
 
     def cooccur(self, ids: Iterable[str]) -> None:
         """The given entities were named in one fact."""
         distinct = sorted(set(ids))
+        grown = {
+            a for a in distinct for b in distinct if a != b and b not in self.entities[a].neighbours
+        }
         for a in distinct:
             for b in distinct:
                 if a != b:
                     self.entities[a].neighbours[b] += 1
+        self._invalidate(grown, degree_changed=True)
+        self._invalidate(set(distinct) - grown)
 
     def merge(self, keep: str, gone: str, evidence: Evidence | None) -> None:
         """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""
+        self._invalidate([keep, gone], degree_changed=True)
         k, g = self.entities[keep], self.entities.pop(gone)
         self._unindex(gone)
         if _fuller(g.canonical, k.canonical):
@@ -320,6 +369,7 @@ class WorkingSet:
                 if other is not None:
                     other.neighbours[keep] += moved
         k.neighbours.pop(gone, None)
+        self._invalidate([keep], degree_changed=True)
         self.merged_into[gone] = keep
         self.touched.discard(gone)
         self.touched.add(keep)

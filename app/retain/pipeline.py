@@ -288,7 +288,8 @@ class RetainPipeline:
         hooks: WriteHooks | None = None,
     ) -> None:
         active = [p for p in prepared if p.plan.status != "unchanged"]
-        async with self._graph.transaction() as tx:
+
+        async def work(tx: Tx) -> None:
             await tx.run("retain/lock_bank", {"bank_id": bank.id})
             if hooks is not None:
                 await hooks.before_write(tx, bank.id)
@@ -304,6 +305,10 @@ class RetainPipeline:
             )
             if hooks is not None:
                 await hooks.after_write(tx, bank.id)
+
+        # Concurrent writers of one bank queue on its lock; a deadlock Neo4j still detects
+        # (with statements outside that lock) fails one transaction, which runs again.
+        await self._graph.write(work)
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(
@@ -352,6 +357,8 @@ class RetainPipeline:
     async def _retire(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         """Invalidate the facts of chunks that left their document (kept for audit)."""
         owner = {c: p for p in items for c in p.plan.retired_chunk_ids}
+        for p in items:
+            p.retired_memory_ids.clear()  # a retried transaction starts from scratch
         if not owner:
             return
         rows = await tx.run(

@@ -71,11 +71,17 @@ class Reconciler:
             by_bank: dict[str, list[str]] = {}
             for r in rows:
                 by_bank.setdefault(r.bank_id, []).append(r.id)
+            cleared = 0
             for bank_id, ids in by_bank.items():
-                await self._graph.run(
+                written = await self._graph.run(
                     "retain/vectors_written", {"bank_id": bank_id, "memory_ids": ids}
                 )
-            repaired += len(rows)
+                cleared += written[0]["cleared"] if written else 0
+            repaired += cleared
+            if cleared == 0:
+                # Nothing left the pending set (the facts went meanwhile): paging again would
+                # read the same rows forever.
+                break
         if repaired:
             log.info("reconciliation: wrote %d pending vectors", repaired)
         return repaired

@@ -6,24 +6,48 @@ sees the driver. Database and routing are driver arguments, never query paramete
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, LiteralString, TypeVar, cast
 
 import msgspec
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
-from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    ConstraintError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 from neo4j.time import Date, DateTime, Duration, Time
 
+from app.errors import Unavailable
 from app.store.cypher import CypherRegistry, Statement
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+# A write transaction that failed transiently (deadlock, leader switch) runs again this often.
+WRITE_ATTEMPTS = 5
+RETRY_BASE_DELAY_S = 0.05
 # Errors after which a retry (a new connection) may succeed.
 TRANSIENT_ERRORS = (ServiceUnavailable, SessionExpired)
+
+
+@asynccontextmanager
+async def _as_domain_errors() -> AsyncIterator[None]:
+    """Driver failures a client can do nothing about but retry become ``Unavailable`` (503)."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
+    except TransientError as exc:
+        raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
 
 
 def to_native(value: Any) -> Any:
@@ -113,9 +137,10 @@ class Graph:
         """Run one statement in its own transaction (routing from its header)."""
         statement = self.registry[name]
         routing = RoutingControl.READ if statement.mode == "read" else RoutingControl.WRITE
-        result = await self._driver.execute_query(
-            _query(statement), dict(params or {}), database_=self.database, routing_=routing
-        )
+        async with _as_domain_errors():
+            result = await self._driver.execute_query(
+                _query(statement), dict(params or {}), database_=self.database, routing_=routing
+            )
         return [record.data() for record in result.records]
 
     async def rows(self, name: str, params: Mapping[str, Any], into: type[T]) -> list[T]:
@@ -135,19 +160,49 @@ class Graph:
         Needed for ``CALL { ... } IN TRANSACTIONS``, which managed transactions refuse.
         """
         statement = self.registry[name]
-        async with self._driver.session(database=self.database) as session:
+        async with _as_domain_errors(), self._driver.session(database=self.database) as session:
             result = await session.run(_query(statement), dict(params or {}))
             return [record.data() async for record in result]
+
+    async def write(
+        self, work: Callable[[Tx], Awaitable[T]], *, attempts: int = WRITE_ATTEMPTS
+    ) -> T:
+        """Run ``work`` in one write transaction, again from scratch after a transient failure.
+
+        Neo4j resolves a deadlock (or a lost leader) by failing one of the transactions; the
+        work is all-or-nothing, so running it again is safe. ``work`` must not keep state
+        from a failed attempt.
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                async with self._driver_transaction() as tx:
+                    return await work(tx)
+            except TransientError as exc:
+                if attempt == attempts or not exc.is_retryable():
+                    raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
+                delay = RETRY_BASE_DELAY_S * 2 ** (attempt - 1) * (1 + random.random())
+                log.info("transient Neo4j error (%s); retrying in %.2f s", exc.code, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
         """One explicit write transaction: commits on success, rolls back on error."""
+        async with _as_domain_errors(), self._driver_transaction() as tx:
+            yield tx
+
+    @asynccontextmanager
+    async def _driver_transaction(self) -> AsyncIterator[Tx]:
         async with self._driver.session(database=self.database) as session:
             tx = await session.begin_transaction()
             try:
                 yield Tx(cast(AsyncManagedTransaction, tx), self.registry)
             except BaseException:
-                await tx.rollback()
+                # A transaction the server already failed (a deadlock victim) is closed; rolling
+                # it back again would hide the real error behind "transaction closed".
+                if not tx.closed():
+                    with contextlib.suppress(Neo4jError, neo4j.exceptions.DriverError):
+                        await tx.rollback()
                 raise
             else:
                 await tx.commit()

@@ -1,16 +1,19 @@
 // Everything a recall answer shows about the fused facts, plus the signals boosts read:
 // one round trip for the whole candidate list. A fact retired since a channel saw it is left out.
+// Times as epoch milliseconds and one row with a list: the Python driver spends ~50 µs per record
+// and ~45 µs per Neo4j DateTime (100 facts: 31 ms as rows of DateTimes, 9 ms like this).
 // params: $bank_id, $ids
 // mode: read
 UNWIND $ids AS id
 MATCH (m:Memory {bank_id: $bank_id, id: id})
 WHERE m.state = 'valid'
-RETURN m.id AS id, m.text AS text, m.fact_type AS type, m.context AS context,
-       m.occurred_start AS occurred_start, m.occurred_end AS occurred_end,
-       m.mentioned_at AS mentioned_at, m.document_id AS document_id,
-       m.metadata_json AS metadata_json, coalesce(m.tags, []) AS tags,
-       coalesce(m.proof_count, 1) AS proof_count,
-       [(m)-[r:MENTIONS]->(e:Entity) | {id: e.id, name: e.canonical_name, mention: r.mention,
-                                         type: coalesce(e.type, ''),
-                                         degree: coalesce(e.mention_count, 0)}]
-         AS entities
+RETURN collect({
+  id: m.id, text: m.text, type: m.fact_type, context: m.context,
+  occurred_start: m.occurred_start.epochMillis, occurred_end: m.occurred_end.epochMillis,
+  mentioned_at: m.mentioned_at.epochMillis, document_id: m.document_id,
+  metadata_json: m.metadata_json, tags: coalesce(m.tags, []),
+  proof_count: coalesce(m.proof_count, 1),
+  entities: [(m)-[r:MENTIONS]->(e:Entity) | {id: e.id, name: e.canonical_name, mention: r.mention,
+                                             type: coalesce(e.type, ''),
+                                             degree: coalesce(e.mention_count, 0)}]
+}) AS facts

@@ -1,14 +1,16 @@
-// For each new fact, the nearest valid facts in event time on each side (index-backed order).
+// For each new fact, the nearest valid facts in event time on each side. Ordering by the whole
+// (bank_id, occurred_start) index key lets Neo4j read the index in order and stop after $k;
+// ordering by occurred_start alone sorts every fact of the bank (measured: 12k db hits vs 4).
 // params: $bank_id, $facts [{id, at}], $k
 // mode: read
 UNWIND $facts AS f
 CALL (f) {
   MATCH (m:Memory {bank_id: $bank_id})
   WHERE m.occurred_start <= f.at AND m.state = 'valid' AND m.id <> f.id
-  RETURN m ORDER BY m.occurred_start DESC LIMIT $k
+  RETURN m ORDER BY m.bank_id DESC, m.occurred_start DESC LIMIT $k
   UNION
   MATCH (m:Memory {bank_id: $bank_id})
   WHERE m.occurred_start > f.at AND m.state = 'valid' AND m.id <> f.id
-  RETURN m ORDER BY m.occurred_start ASC LIMIT $k
+  RETURN m ORDER BY m.bank_id ASC, m.occurred_start ASC LIMIT $k
 }
 RETURN f.id AS source, m.id AS target, m.occurred_start AS at

@@ -17,6 +17,11 @@ from app.recall.graph_scoring import (
 from app.recall.ports import GraphReader, QueryEntity
 from app.recall.query import RecallQuery
 from app.recall.recipes import RecallRecipe
+from app.recall.rows import listed
+
+# Links followed from each seed, strongest first. Retain keeps up to 50 SEMANTIC links per fact;
+# beyond the strongest few they add rows to decode, not evidence (links only corroborate).
+LINKS_PER_FACT = 10
 
 
 class GraphSeeds(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,13 +41,12 @@ class GraphSeeds(msgspec.Struct, frozen=True, kw_only=True):
 class GraphChannel:
     """Expansion from seeds; score: ``graph_scoring.graph_score`` (noisy-OR, in [0, 1]).
 
-    Three index-backed reads, the first two concurrently:
+    Two index-backed reads, concurrently:
 
-    1. ``recall/fact_entities``: the entities of the seeds and of the pool;
+    1. ``recall/graph_entities``: the entities of the seeds and of the pool, and the facts of
+       each reached entity that has at most ``graph_entity_fanout`` of them;
     2. ``recall/graph_links``: SEMANTIC and CAUSED_BY neighbours of the seeds, hop by hop up to
-       ``graph_max_hops`` (each hop a round trip from the strongest paths so far);
-    3. ``recall/graph_entities``: the facts of each reached entity, at most
-       ``graph_entity_fanout`` each.
+       ``graph_max_hops`` (each hop a round trip from the strongest paths so far).
 
     Scoring is the pure ``graph_candidates``: distinct shared entities weighted by
     ``1/sqrt(degree)`` and saturating, plus the links, combined as a noisy-OR.
@@ -73,13 +77,18 @@ class GraphChannel:
     ) -> tuple[list[SeedEntity], dict[str, set[str]]]:
         """Reached entities, and for each candidate fact the reached entities it mentions."""
         strength = dict(seeds.facts)
-        ids = list(dict.fromkeys([*strength, *seeds.pool]))
-        rows = (
-            await self._graph.run("recall/fact_entities", {"bank_id": query.bank_id, "ids": ids})
-            if ids
-            else []
+        rows = await self._graph.run(
+            "recall/graph_entities",
+            {
+                "bank_id": query.bank_id,
+                "ids": list(dict.fromkeys([*strength, *seeds.pool])),
+                "seed_ids": list(strength),
+                "query_entity_ids": [e.id for e in seeds.entities],
+                "fanout": recipe.graph_entity_fanout,
+                **query.cypher_filters(),
+            },
         )
-        fact_entities = {str(r["fact_id"]): r["entities"] for r in rows}
+        fact_entities = {str(r["fact_id"]): r["entities"] for r in listed(rows, "facts")}
         seed_entities = [
             SeedEntity(entity_id=str(e["id"]), degree=int(e["degree"]), via=fact_id, strength=s)
             for fact_id, s in seeds.facts
@@ -95,25 +104,12 @@ class GraphChannel:
             shared = {str(e["id"]) for e in entities} & reached
             if shared:
                 memberships[fact_id] = shared
-        # Only entities whose facts all fit in the fan-out are expanded: a capped slice of a
-        # hub's facts would be arbitrary (newest first), and every fact in it would tie. A hub
-        # still counts for the facts already on the table (the pool).
-        fanned_out = sorted(
-            {s.entity_id for s in seed_entities if s.degree <= recipe.graph_entity_fanout}
-        )
-        if fanned_out:
-            fanned = await self._graph.run(
-                "recall/graph_entities",
-                {
-                    "bank_id": query.bank_id,
-                    "entity_ids": fanned_out,
-                    "fanout": recipe.graph_entity_fanout,
-                    **query.cypher_filters(),
-                },
-            )
-            for row in fanned:
-                for fact_id in row["facts"]:
-                    memberships.setdefault(str(fact_id), set()).add(str(row["entity_id"]))
+        # The statement expanded only entities whose facts all fit in the fan-out: a capped
+        # slice of a hub's facts would be arbitrary, and every fact in it would tie. A hub still
+        # counts for the facts already on the table (the pool).
+        for row in listed(rows, "entities"):
+            for fact_id in row["facts"]:
+                memberships.setdefault(str(fact_id), set()).add(str(row["entity_id"]))
         return seed_entities, memberships
 
     async def _links(
@@ -147,12 +143,12 @@ class GraphChannel:
                     "bank_id": query.bank_id,
                     "ids": list(frontier),
                     "kinds": kinds,
-                    "per_fact": recipe.graph_entity_fanout,
+                    "per_fact": LINKS_PER_FACT,
                     **query.cypher_filters(),
                 },
             )
             reached: dict[str, tuple[str, float, float, int]] = {}
-            for row in rows:
+            for row in listed(rows, "links"):
                 seed, s, weight, hops = frontier[str(row["source"])]
                 target = str(row["target"])
                 path_weight = weight * float(row["weight"])

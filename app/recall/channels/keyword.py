@@ -6,6 +6,7 @@ import re
 
 from app.recall.ports import GraphReader
 from app.recall.query import RecallQuery
+from app.recall.rows import listed
 from app.recall.tags import TagsMatch
 from app.store.search_keys import UNTAGGED, bank_key, count_token, escape_lucene, tag_token
 
@@ -99,4 +100,4 @@ class KeywordChannel:
         rows = await self._graph.run(
             "recall/keyword", {"bank_id": query.bank_id, "lucene": lucene, "limit": limit}
         )
-        return [(str(row["id"]), float(row["score"])) for row in rows]
+        return [(str(hit["id"]), float(hit["score"])) for hit in listed(rows, "hits")]

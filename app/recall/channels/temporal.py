@@ -16,8 +16,12 @@ from app.recall.graph_scoring import (
 from app.recall.ports import GraphReader
 from app.recall.query import RecallQuery
 from app.recall.recipes import RecallRecipe
-from app.store.graph import to_native
+from app.recall.rows import from_epoch_ms, listed
 from app.store.vectors import VectorStore
+
+# TEMPORAL links followed per fact, strongest first: retain links each fact to its 3 nearest
+# facts on each side in event time.
+SPREAD_PER_FACT = 6
 
 
 class TemporalChannel:
@@ -30,8 +34,9 @@ class TemporalChannel:
     meaning first, instead of an arbitrary slice of a long time range. The hits are joined to
     Neo4j in one round trip (``recall/temporal_join``: recall-visible facts and their event
     times); each scores ``inside_window_score`` (overlap share, trimmed a little by cosine).
-    Their TEMPORAL / CAUSED_BY neighbours (``recall/temporal_links``, one round trip per hop,
-    at most ``graph_entity_fanout`` per fact) get a decayed share (``graph_scoring.spread``), so
+    The TEMPORAL / CAUSED_BY neighbours of the strongest ``graph_seeds`` of them
+    (``recall/temporal_links``, one round trip per hop, ``SPREAD_PER_FACT`` per fact) get a
+    decayed share (``graph_scoring.spread``), so
     every fact inside the window outranks every fact reached by spreading; a fact reached only
     by spreading is kept from ``spread_min_score`` up.
     """
@@ -59,14 +64,20 @@ class TemporalChannel:
             {"bank_id": query.bank_id, "hits": [{"id": h.id, "score": h.score} for h in hits]},
         )
         inside: dict[str, float] = {}
-        for row in rows:
+        for row in listed(rows, "hits"):
             overlap = window_overlap_score(
-                to_native(row["occurred_start"]), to_native(row["occurred_end"]), window, config
+                from_epoch_ms(row["occurred_start"]),
+                from_epoch_ms(row["occurred_end"]),
+                window,
+                config,
             )
             if overlap > 0:
                 inside[str(row["id"])] = inside_window_score(overlap, float(row["score"]), config)
         links: list[SpreadLink] = []
-        frontier = list(inside)
+        # Spread from the strongest facts inside the window only: a weak one's neighbours could
+        # not reach spread_min_score anyway, and each source costs rows to decode.
+        strongest = sorted(inside.items(), key=lambda item: (-item[1], item[0]))
+        frontier = [fact_id for fact_id, _ in strongest[: recipe.graph_seeds]]
         seen = set(inside)
         for _ in range(config.spread_hops):
             if not frontier:
@@ -76,7 +87,7 @@ class TemporalChannel:
                 {
                     "bank_id": query.bank_id,
                     "ids": frontier,
-                    "per_fact": recipe.graph_entity_fanout,
+                    "per_fact": SPREAD_PER_FACT,
                     **query.cypher_filters(),
                 },
             )
@@ -90,9 +101,10 @@ class TemporalChannel:
                     },
                     SpreadLink,
                 )
-                for r in found
+                for r in listed(found, "links")
             )
-            frontier = [t for t in dict.fromkeys(str(r["target"]) for r in found) if t not in seen]
+            targets = dict.fromkeys(str(r["target"]) for r in listed(found, "links"))
+            frontier = [t for t in targets if t not in seen]
             seen.update(frontier)
         scores = {
             fact_id: score

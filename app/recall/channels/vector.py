@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from app.recall.ports import GraphReader
 from app.recall.query import RecallQuery
+from app.recall.rows import listed
 from app.store.vectors import VectorStore
 
 
@@ -32,4 +33,4 @@ class VectorChannel:
             "recall/vector_join",
             {"bank_id": query.bank_id, "hits": [{"id": h.id, "score": h.score} for h in hits]},
         )
-        return [(str(row["id"]), float(row["score"])) for row in rows]
+        return [(str(hit["id"]), float(hit["score"])) for hit in listed(rows, "hits")]

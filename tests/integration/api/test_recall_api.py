@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -30,18 +31,24 @@ def channel(answer: dict[str, Any], name: str) -> dict[str, Any]:
     return found
 
 
-def make_bank(http: httpx.Client, bank_id: str, mode: str = "chunks") -> str:
+@contextmanager
+def made_bank(http: httpx.Client, bank_id: str, mode: str = "chunks") -> Iterator[str]:
+    """A fresh bank in ``mode``, deleted afterwards."""
     response = http.put(
         f"/v1/default/banks/{bank_id}", json={"name": bank_id, "retain_extraction_mode": mode}
     )
     assert response.status_code == 201, response.text
-    return bank_id
+    try:
+        yield bank_id
+    finally:
+        http.delete(f"/v1/default/banks/{bank_id}")
 
 
 @pytest.fixture
-def chunks_bank(http: httpx.Client, bank_id: str) -> str:
+def chunks_bank(http: httpx.Client, bank_id: str) -> Iterator[str]:
     """A fresh bank in ``chunks`` mode: one fact per item, entities only as supplied."""
-    return make_bank(http, bank_id)
+    with made_bank(http, bank_id) as made:
+        yield made
 
 
 def item(content: str, *entities: str, **fields: object) -> dict[str, object]:
@@ -300,20 +307,21 @@ def test_invalidated_and_pending_facts_never_return(
 
 
 def test_banks_are_isolated(http: httpx.Client, bank_id: str) -> None:
-    ours = make_bank(http, f"{bank_id}-a")
-    theirs = make_bank(http, f"{bank_id}-b")
-    retain(http, ours, item("Quentin keeps bees on the roof of the library.", "Quentin"))
-    retain(http, theirs, item("Quentin keeps bees on the roof of the museum.", "Quentin"))
-    answer = recall(http, ours, "Where does Quentin keep bees?", trace=True)
-    assert texts(answer) == ["Quentin keeps bees on the roof of the library."]
-    assert len(answer["entities"]) == 1
+    with made_bank(http, f"{bank_id}-a") as ours, made_bank(http, f"{bank_id}-b") as theirs:
+        retain(http, ours, item("Quentin keeps bees on the roof of the library.", "Quentin"))
+        retain(http, theirs, item("Quentin keeps bees on the roof of the museum.", "Quentin"))
+        answer = recall(http, ours, "Where does Quentin keep bees?", trace=True)
+        assert texts(answer) == ["Quentin keeps bees on the roof of the library."]
+        assert len(answer["entities"]) == 1
+        for trace in answer["trace"]["channels"]:
+            assert len(trace["candidates"]) <= 1, trace["channel"]
 
 
 def test_empty_bank_returns_empty_results(http: httpx.Client, chunks_bank: str) -> None:
     answer = recall(http, chunks_bank, "anything at all in May 2023?", trace=True)
     assert answer["results"] == []
     assert "entities" not in answer
-    assert [c["status"] for c in answer["trace"]["channels"]] == ["ok"] * 4
+    assert [c["status"] for c in answer["trace"]["channels"]] == ["ok", "ok", "skipped", "ok"]
 
 
 def test_unknown_bank_is_404(http: httpx.Client, bank_id: str) -> None:
@@ -517,7 +525,10 @@ def test_local_mode_bank_recalls_extracted_facts(http: httpx.Client, bank: str) 
         },
     )
     answer = recall(
-        http, bank, "When did Caroline go to the support group?", query_timestamp="2023-06-01"
+        http,
+        bank,
+        "When did Caroline go to the support group?",
+        query_timestamp="2023-06-01T00:00:00Z",
     )
     assert answer["results"][0]["text"].startswith("Caroline: I went to the LGBTQ support group")
     assert answer["results"][0]["metadata"] == {"dia_id": "D1:3"}

@@ -159,3 +159,31 @@ def test_boost_bounds_above_the_ceiling_are_rejected():
         BoostConfig(total_max=0.9)
     with pytest.raises(ValueError, match="half-lives"):
         BoostConfig(recency_half_life_days=0)
+
+
+def test_a_question_is_recognised_by_its_final_question_mark():
+    from app.recall.boosts import is_question
+
+    assert is_question("Melanie: What's new with you?")
+    assert is_question('She asked "why?"')
+    assert is_question("他是谁？")
+    assert not is_question("Caroline: I went to the support group.")
+    assert not is_question("Is it? Yes it is.")
+
+
+def test_question_penalty_scales_the_score_down_and_is_bounded():
+    config = BoostConfig(question_penalty=0.25, recency_max=0.0, total_max=0.2)
+    question = FactSignals(is_question=True)
+    statement = FactSignals()
+    results = apply_boosts(
+        [fused("q", 1.0), fused("s", 0.8)],
+        {"q": question, "s": statement},
+        now=NOW,
+        window=None,
+        config=config,
+    )
+    assert [r.id for r in results] == ["s", "q"]
+    assert results[1].final == pytest.approx(0.75)
+    assert results[1].boosts.question_penalty == 0.25
+    with pytest.raises(ValueError, match="question_penalty"):
+        BoostConfig(question_penalty=0.6)

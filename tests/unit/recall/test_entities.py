@@ -36,8 +36,9 @@ def test_name_keys_are_bounded():
     assert len(query_name_keys(" ".join(f"w{i}" for i in range(1000)))) == MAX_KEYS
 
 
-def test_fuzzy_terms_are_long_words_only():
-    assert fuzzy_terms("Did Carolin see Tim at the museum?") == ["carolin", "museum"]
+def test_fuzzy_terms_are_long_capitalised_words_only():
+    assert fuzzy_terms("Did Carolin see Tim at the museum in Zürich?") == ["carolin", "zurich"]
+    assert fuzzy_terms("what happened in march with carolin") == []
 
 
 def test_names_lucene_scopes_the_bank_and_escapes():

@@ -7,6 +7,9 @@ from app.recall.recipes import (
     LOW,
     MID,
     RECIPES,
+    TUNED_BOOSTS,
+    TUNED_GRAPH,
+    TUNED_WEIGHTS,
     BoostConfig,
     ChannelWeights,
     RecallRecipe,
@@ -35,10 +38,23 @@ def test_higher_budgets_look_deeper():
     assert LOW.graph_max_hops <= MID.graph_max_hops <= HIGH.graph_max_hops
 
 
-def test_every_recipe_fuses_with_rrf_k_60_and_equal_weights():
+def test_every_recipe_fuses_with_rrf_k_60_and_the_tuned_scoring():
+    # Budgets change depth only; how candidates are weighed and boosted is the same measured
+    # configuration for all three (docs/decisions/0005-recall.md).
     for recipe in RECIPES.values():
         assert recipe.rrf_k == 60
-        assert recipe.weights == ChannelWeights(vector=1, keyword=1, graph=1, temporal=1)
+        assert recipe.weights == TUNED_WEIGHTS
+        assert recipe.graph == TUNED_GRAPH
+        assert recipe.boosts == TUNED_BOOSTS
+
+
+def test_tuned_boosts_never_overturn_a_unanimous_order():
+    # A fact ranked 1st by every channel leads one ranked 2nd by every channel by the factor
+    # (k + 2) / (k + 1); boosts must stay below it to break ties only.
+    for recipe in RECIPES.values():
+        k = recipe.rrf_k
+        assert 1 + recipe.boosts.total_max < (k + 2) / (k + 1)
+    assert 0 < TUNED_BOOSTS.question_penalty <= 0.5
 
 
 def test_unknown_budget_is_invalid_input_naming_the_field():
