@@ -307,7 +307,7 @@ async def embed_all(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    samples = json.loads(DATA.read_text(encoding="utf-8"))[: args.conversations]
+    samples = json.loads(args.data.read_text(encoding="utf-8"))[: args.conversations]
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-locomo-"))
     settings = settings_for(args, data_dir)
     embedder = asyncio.run(Embedder.load(settings))
@@ -409,6 +409,12 @@ def print_table(report: dict[str, Any]) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="conversations in LoCoMo's format (default: %(default)s)",
+    )
     parser.add_argument("--conversations", type=int, default=5, help="how many (1-5)")
     parser.add_argument("--mode", choices=("local", "chunks"), default="local")
     parser.add_argument("--max-questions", type=int, default=None, help="per conversation")
