@@ -34,7 +34,9 @@ from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.working_set import WorkingSet
 from scripts.bench_identity import score  # the same scorer runner as the benchmark
 
-DEFAULT_CORPUS = Path("/work/shared/bench/identity/identity_dev.json")
+DEFAULT_CORPUS = (
+    Path(__file__).resolve().parents[2] / "shared" / "bench" / "identity" / "identity_dev.json"
+)
 FAMILIES = ("namesakes", "aliases", "near_misses", "unicode_case", "hub", "long_gap")
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
 RECONSIDER_ROUNDS = 8
