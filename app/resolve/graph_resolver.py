@@ -13,7 +13,6 @@ another), for one batch of facts:
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import uuid
@@ -149,9 +148,22 @@ class GraphResolver:
         count = await tx.run(
             "resolve/bank_entities", {"bank_id": bank.id, "cap": BANK_ENTITIES_CAP}
         )
-        ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
-        await self._load(tx, bank.id, names_to_load(inputs), inputs, ws)
+        bank_entities = int(count[0]["n"])
+        names = names_to_load(inputs)
+        ws = WorkingSet(self._policy, bank_entities=bank_entities)
+        first = await self._load_for(tx, bank.id, names, ws)
+        stored_names = {eid: (e.type, list(e.names)) for eid, e in ws.entities.items()}
         assigned = [resolve_one(ws, fact) for fact in inputs]
+        # Re-evaluation looks candidates up by every name of the entities the batch touched.
+        # Which stored entities those are, the run above tells (loading the candidates of
+        # every possible target instead, ten namesakes for a bare "Alex", grows with the
+        # bank). When that finds entities not yet loaded, the batch runs again, from scratch,
+        # with them; otherwise the run above already saw everything it needed and stands.
+        extra = await self._reevaluation_targets(tx, bank.id, names, stored_names, ws)
+        if extra:
+            ws = WorkingSet(self._policy, bank_entities=bank_entities)
+            await self._load_entities(tx, bank.id, first | extra, ws)
+            assigned = [resolve_one(ws, fact) for fact in inputs]
         await self._persist(tx, bank.id, ws)
         out: list[list[ResolvedMention]] = []
         for fact, ids in zip(facts, assigned, strict=True):
@@ -173,31 +185,33 @@ class GraphResolver:
 
     # -- load ---------------------------------------------------------------------------------
 
-    async def _load(
+    async def _load_for(
+        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]], ws: WorkingSet
+    ) -> set[str]:
+        """Load the stored entities that ``names`` could resolve to; returns their ids."""
+        found = await self._lookup(tx, bank_id, names)
+        found = await self._mergeable(tx, bank_id, found, names)
+        await self._load_entities(tx, bank_id, found, ws)
+        return found
+
+    async def _reevaluation_targets(
         self,
         tx: Tx,
         bank_id: str,
         names: Sequence[tuple[str, str | None]],
-        inputs: Sequence[FactInput],
+        stored_names: dict[str, tuple[str | None, list[str]]],
         ws: WorkingSet,
-    ) -> None:
-        first = await self._lookup(tx, bank_id, names)
-        first = await self._mergeable(tx, bank_id, first, names)
-        await self._load_entities(tx, bank_id, first, ws)
-        # Re-evaluation looks candidates up by every name of the entities it touches. Which
-        # stored entities those are, a trial run of the batch over a copy tells (decisions are
-        # pure and cheap; loading the names' candidates of every possible target instead, ten
-        # namesakes for a bare "Alex", grows with the bank).
-        trial = copy.deepcopy(ws)
-        for fact in inputs:
-            resolve_one(trial, fact)
-        moved = {eid for m in trial.merges for eid in (m.keep, m.gone)}
-        touched = sorted((trial.touched | moved) & set(ws.entities))
-        known = {(key, ws.entities[i].type) for i in touched for key in ws.entities[i].names}
+    ) -> set[str]:
+        """Stored entities, not loaded yet, that the entities a run touched could merge with.
+
+        ``stored_names``: the type and names of each loaded entity as stored, before the run.
+        """
+        moved = {eid for m in ws.merges for eid in (m.keep, m.gone)}
+        touched = sorted((ws.touched | moved) & stored_names.keys())
+        known = {(key, stored_names[i][0]) for i in touched for key in stored_names[i][1]}
         reevaluated = sorted(known - set(names), key=str)
-        second = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
-        second = await self._mergeable(tx, bank_id, second - first, reevaluated)
-        await self._load_entities(tx, bank_id, second, ws)
+        found = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
+        return await self._mergeable(tx, bank_id, found - stored_names.keys(), reevaluated)
 
     async def _mergeable(
         self, tx: Tx, bank_id: str, ids: set[str], names: Sequence[tuple[str, str | None]]

@@ -21,6 +21,7 @@ merge a pair a guard rejects. Each returns a short reason string for the evidenc
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 
@@ -80,7 +81,14 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     equal word counts this covers both names. A name without words (only numbers) aligns with
     anything.
     """
-    short, long_ = (a.words, b.words) if len(a.words) <= len(b.words) else (b.words, a.words)
+    return _align(a.words, b.words, typos)
+
+
+# Pure and called for every (mention, candidate) name pair, mostly the same few pairs again:
+# a bounded memo turns the retain hot path's biggest Python cost into a dict lookup.
+@functools.lru_cache(maxsize=65536)
+def _align(a: tuple[str, ...], b: tuple[str, ...], typos: bool) -> WordAlignment | None:
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     remaining = Counter(long_)
     unmatched: list[str] = []
     exact = 0
