@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import load_settings
@@ -162,16 +164,33 @@ def notes(seed: int, start: datetime) -> Iterator[RetainItem]:
         yield RetainItem(content=text, timestamp=when, entities=hints or None)
 
 
+class Window(msgspec.Struct, frozen=True):
+    """One checkpoint: the bank's size and the throughput of the window that ended there."""
+
+    bank_facts: int
+    window_facts: int
+    seconds: float
+
+    @property
+    def facts_per_s(self) -> float:
+        """Throughput of the window."""
+        return self.window_facts / self.seconds
+
+    @property
+    def ms_per_fact(self) -> float:
+        """Cost of one fact in the window."""
+        return 1000 * self.seconds / max(self.window_facts, 1)
+
+
 async def run_mode(
     runtime: Runtime, mode: str, sizes: list[int], batch: int, concurrency: int
-) -> list[str]:
+) -> list[Window]:
     """Grow one fresh bank to each size in turn; print the window's throughput at each."""
     bank_id = f"bench-retain-{mode}-{uuid.uuid4().hex[:6]}"
     await runtime.banks.put(bank_id, BankUpdate(retain_extraction_mode=mode))  # type: ignore[arg-type]
     stream = notes(seed=7, start=datetime(2024, 1, 1, tzinfo=UTC))
     facts = window_facts = 0
-    lines: list[str] = []
-    costs: list[float] = []
+    windows: list[Window] = []
     window_start = time.perf_counter()
 
     async def client(target: int) -> None:
@@ -186,41 +205,47 @@ async def run_mode(
     try:
         for target in sizes:
             await asyncio.gather(*(client(target) for _ in range(concurrency)))
-            elapsed = time.perf_counter() - window_start
-            per_fact_ms = 1000 * elapsed / max(window_facts, 1)
-            costs.append(per_fact_ms)
-            line = (
-                f"{mode:6s} bank={facts:>7,d} facts  window {window_facts:>6,d} facts in "
-                f"{elapsed:7.1f} s  {window_facts / elapsed:7.1f} facts/s  "
-                f"{per_fact_ms:6.2f} ms/fact"
+            w = Window(facts, window_facts, time.perf_counter() - window_start)
+            windows.append(w)
+            print(
+                f"{mode:6s} bank={w.bank_facts:>7,d} facts  window {w.window_facts:>6,d} facts in "
+                f"{w.seconds:7.1f} s  {w.facts_per_s:7.1f} facts/s  {w.ms_per_fact:6.2f} ms/fact",
+                flush=True,
             )
-            print(line, flush=True)
-            lines.append(line)
             window_start, window_facts = time.perf_counter(), 0
-        ratio = costs[-1] / costs[0]
-        summary = f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x"
-        print(summary, flush=True)
-        lines.append(summary)
+        ratio = windows[-1].ms_per_fact / windows[0].ms_per_fact
+        print(f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x", flush=True)
     finally:
         await runtime.banks.delete(bank_id)
-    return lines
+    return windows
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", default="1000,2000,5000,10000,20000,50000")
     parser.add_argument("--modes", default="local,chunks")
     parser.add_argument("--batch", type=int, default=100, help="items per retain request")
     parser.add_argument("--concurrency", type=int, default=2, help="clients retaining at once")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--neo4j-uri",
+        default=os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697"),
+        help="default: MNEMO_NEO4J_URI, else the test Neo4j (scripts/test starts it)",
+    )
+    return parser
+
+
+async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
+    """Every mode's checkpoints, by mode."""
     sizes = [int(s) for s in args.sizes.split(",")]
-    uri = os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697")
+    report: dict[str, list[Window]] = {}
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as data_dir:
-        settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri)
+        settings = load_settings({}, data_dir=data_dir, neo4j_uri=args.neo4j_uri)
         async with Runtime.open(settings, background=False) as runtime:
             for mode in args.modes.split(","):
-                await run_mode(runtime, mode, sizes, args.batch, args.concurrency)
+                report[mode] = await run_mode(runtime, mode, sizes, args.batch, args.concurrency)
+    return report
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(run(build_parser().parse_args()))

@@ -37,6 +37,11 @@ StateQuery = Annotated[
     QueryParameter(name="state", description="valid or invalidated (both when absent)"),
 ]
 Tags = Annotated[list[str] | None, QueryParameter(description="tags (repeat for several)")]
+DocumentQuery = Annotated[str | None, QueryParameter(description="facts of this document")]
+EntityQuery = Annotated[str | None, QueryParameter(description="facts that mention this entity")]
+TagsMatchQuery = Annotated[
+    TagsMatch, QueryParameter(description="any, all, any_strict, all_strict or exact")
+]
 
 
 class MemoryItemController(Controller):
@@ -53,10 +58,10 @@ class MemoryItemController(Controller):
         fact_type: FactTypes = None,
         q: TextQuery = None,
         memory_state: StateQuery = None,
-        document_id: str | None = None,
-        entity_id: str | None = None,
+        document_id: DocumentQuery = None,
+        entity_id: EntityQuery = None,
         tags: Tags = None,
-        tags_match: TagsMatch = "any",
+        tags_match: TagsMatchQuery = "any",
         limit: Limit = 100,
         offset: Offset = 0,
     ) -> MemoryPage:

@@ -2,37 +2,24 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.scripts import run_script
 
 
 @pytest.mark.slow
 def test_bench_resolve_scale_prints_per_mention_cost_and_growth(test_neo4j: str) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "bench_resolve_scale.py"),
-            "--sizes",
-            "60,240",
-            "--sample",
-            "4",
-            "--repeat",
-            "1",
-        ],
-        env={**os.environ, "MNEMO_NEO4J_URI": test_neo4j},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    out = run_script(
+        "bench_resolve_scale.py",
+        "--sizes",
+        "60,240",
+        "--sample",
+        "4",
+        "--repeat",
+        "1",
+        neo4j_uri=test_neo4j,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = done.stdout.splitlines()
+    lines = out.splitlines()
     assert any(line.strip().startswith("60 entities") and "ms/mention" in line for line in lines)
     assert any(line.strip().startswith("240 entities") for line in lines)
     assert any(line.startswith("growth 60 → 240 entities") for line in lines)
