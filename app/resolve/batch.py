@@ -140,6 +140,8 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
         others: list[str] = []
         for key in entity.names:
             others.extend(i for i in ws.lookup(key, entity.type) if i != eid and i not in others)
+        if not others:
+            continue  # nothing its names find: nothing to merge with or to ask about
         result = reconsider(
             ws.candidate(eid),
             [ws.candidate(i) for i in others],

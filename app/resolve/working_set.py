@@ -117,6 +117,7 @@ class WorkingSet:
         self._series: dict[str, str] = {}
         self._candidates: dict[str, Candidate] = {}
         self._masses: dict[str, tuple[float, float]] = {}
+        self._bare: dict[str, Candidate] = {}
         # The change log the store persists.
         self.created: list[str] = []
         self.claims: list[NameClaim] = []
@@ -203,25 +204,28 @@ class WorkingSet:
         and ``neighbour_mass`` carries the weight of all of them (``model.Candidate``): a
         popular entity's hundreds of neighbours are not rebuilt for every mention.
         """
-        full = self._full_candidate(eid)
         if focus is None:
-            return full
+            return self._full_candidate(eid)
         e = self.entities[eid]
-        # Walk the (small) focus, not the (possibly hundreds of) neighbours.
+        # Walk the (small) focus, not the (possibly hundreds of) neighbours, and build only
+        # the neighbours shown: a popular entity changes with nearly every fact it is in.
         shown = {n: e.neighbours[n] for n in focus if n in e.neighbours}
         if focus_series:
             shown.update(
                 (n, c) for n, c in e.neighbours.items() if self.series_of(n) in focus_series
             )
         return msgspec.structs.replace(
-            full,
-            neighbours=tuple(nb for nb in full.neighbours if nb.entity_id in shown),
+            self._bare_candidate(eid),
+            neighbours=tuple(
+                Neighbour(n, self.degree_of(n), self.series_of(n), count)
+                for n, count in sorted(shown.items())
+            ),
             neighbour_mass=self._mass(eid),
         )
 
-    def _full_candidate(self, eid: str) -> Candidate:
-        # Cached until the entity or one of its neighbours' degrees changes (see _invalidate).
-        cached = self._candidates.get(eid)
+    def _bare_candidate(self, eid: str) -> Candidate:
+        # The candidate without its neighbours; cached like the full one.
+        cached = self._bare.get(eid)
         if cached is not None:
             return cached
         e = self.entities[eid]
@@ -235,12 +239,24 @@ class WorkingSet:
             last_seen=e.last,
             mention_count=e.mentions,
             degree=e.degree,
-            neighbours=tuple(
-                Neighbour(n, self.degree_of(n), self.series_of(n), count)
-                for n, count in sorted(e.neighbours.items())
-            ),
+            neighbours=(),
             is_label=e.is_label,
             decided_apart=tuple(sorted(e.decided_apart)),
+        )
+        self._bare[eid] = built
+        return built
+
+    def _full_candidate(self, eid: str) -> Candidate:
+        # Cached until the entity or one of its neighbours' degrees changes (see _invalidate).
+        cached = self._candidates.get(eid)
+        if cached is not None:
+            return cached
+        built = msgspec.structs.replace(
+            self._bare_candidate(eid),
+            neighbours=tuple(
+                Neighbour(n, self.degree_of(n), self.series_of(n), count)
+                for n, count in sorted(self.entities[eid].neighbours.items())
+            ),
         )
         self._candidates[eid] = built
         return built
@@ -266,6 +282,7 @@ class WorkingSet:
         """
         for eid in ids:
             self._candidates.pop(eid, None)
+            self._bare.pop(eid, None)
             self._masses.pop(eid, None)
             if degree_changed and eid in self.entities:
                 for n in self.entities[eid].neighbours:
