@@ -14,6 +14,9 @@ evidence a query asks for, yet a question-form query matches its form. Its score
 by ``1 - question_penalty`` (at most 0.5). On LoCoMo a penalty of 0.25 raised evidence
 recall@10 from 0.693 to 0.707 (docs/decisions/0005-recall.md).
 
+Last, ``diversify`` demotes repeats of one source chunk (a message cut into sentence facts),
+so that a short answer covers more sources (docs/decisions/0005-recall.md).
+
 The boosts are multiplicative (``final = score × (1 + total)``) rather than added, because fused
 RRF scores are small numbers (1/61 ≈ 0.016) whose scale depends on k and on the channel count; a
 fraction of the score means the same thing whatever that scale is.
@@ -22,7 +25,8 @@ fraction of the score means the same thing whatever that scale is.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -155,3 +159,40 @@ def apply_boosts(
         )
     boosted.sort(key=fusion_order)
     return boosted
+
+
+def diversify(
+    results: Sequence[FusedResult], source_of: Mapping[str, str], penalty: float
+) -> list[FusedResult]:
+    """Demote repeats of one source, then re-sort, best first.
+
+    Offline extraction cuts a message into sentence facts that all match the query about it;
+    several of them in a short answer spend its room on one source. The n-th result (n >= 1,
+    in the given order) from a chunk already represented keeps ``(1 - penalty) ** n`` of its
+    score. Results with no known source, and every first fact of a source, are left as they
+    are; with ``penalty`` 0 nothing changes.
+    """
+    if penalty <= 0:
+        return list(results)
+    seen: Counter[str] = Counter()
+    out: list[FusedResult] = []
+    for result in results:
+        source = source_of.get(result.id)
+        if source is None:
+            out.append(result)
+            continue
+        repeats = seen[source]
+        seen[source] += 1
+        if repeats == 0:
+            out.append(result)
+            continue
+        kept = (1 - penalty) ** repeats
+        out.append(
+            msgspec.structs.replace(
+                result,
+                final=result.final * kept,
+                boosts=msgspec.structs.replace(result.boosts, source_repeat=round(1 - kept, 6)),
+            )
+        )
+    out.sort(key=fusion_order)
+    return out

@@ -53,7 +53,7 @@ class Boosts(msgspec.Struct, frozen=True, kw_only=True):
     """The boosts applied to one result, as fractions of its fused score (0.05 = +5 %).
 
     ``total`` is the sum of the three, capped by the recipe's ``total_max``; the final score is
-    ``fused × (1 + total) × (1 - question_penalty)``.
+    ``fused × (1 + total) × (1 - question_penalty) × (1 - source_repeat)``.
     """
 
     recency: float = 0.0
@@ -62,6 +62,9 @@ class Boosts(msgspec.Struct, frozen=True, kw_only=True):
     total: float = 0.0
     # The share taken off a fact that is a question (see ``BoostConfig.question_penalty``).
     question_penalty: float = 0.0
+    # The share taken off a fact whose source chunk better-ranked facts already represent
+    # (see ``boosts.diversify``).
+    source_repeat: float = 0.0
 
 
 class FusedResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from app.errors import InvalidInput, MnemoError, Unavailable
-from app.recall.boosts import FactSignals, apply_boosts, is_question
+from app.recall.boosts import FactSignals, apply_boosts, diversify, is_question
 from app.recall.budget import fill_budget
 from app.recall.candidates import (
     CHANNELS,
@@ -110,6 +110,8 @@ class _Fact(msgspec.Struct):
     tags: list[str]
     proof_count: int
     entities: list[_FactEntity]
+    # The chunk it was extracted from (source diversity); absent for facts without one.
+    chunk_id: str | None = None
 
 
 class _Outcome(msgspec.Struct, frozen=True):
@@ -266,6 +268,11 @@ class RecallService:
             now=now,
             window=window,
             config=recipe.boosts,
+        )
+        boosted = diversify(
+            boosted,
+            {fact_id: fact.chunk_id for fact_id, fact in facts.items() if fact.chunk_id},
+            recipe.boosts.same_source_penalty,
         )
         clock.timings["boosts"] = clock.since(start)
         start = time.perf_counter()

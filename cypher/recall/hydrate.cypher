@@ -10,7 +10,7 @@ WHERE m.state = 'valid'
 RETURN collect({
   id: m.id, text: m.text, type: m.fact_type, context: m.context,
   occurred_start: m.occurred_start.epochMillis, occurred_end: m.occurred_end.epochMillis,
-  mentioned_at: m.mentioned_at.epochMillis, document_id: m.document_id,
+  mentioned_at: m.mentioned_at.epochMillis, document_id: m.document_id, chunk_id: m.chunk_id,
   metadata_json: m.metadata_json, tags: coalesce(m.tags, []),
   proof_count: coalesce(m.proof_count, 1),
   entities: [(m)-[r:MENTIONS]->(e:Entity) | {id: e.id, name: e.canonical_name, mention: r.mention,

@@ -7,6 +7,7 @@ from app.recall.boosts import (
     FactSignals,
     apply_boosts,
     boosts_for,
+    diversify,
     evidence_boost,
     recency_boost,
     temporal_proximity_boost,
@@ -187,3 +188,27 @@ def test_question_penalty_scales_the_score_down_and_is_bounded():
     assert results[1].boosts.question_penalty == 0.25
     with pytest.raises(ValueError, match="question_penalty"):
         BoostConfig(question_penalty=0.6)
+
+
+def test_diversify_lets_another_source_past_the_third_sentence_of_one_message():
+    # Three sentence facts of one message rank 1-3; another message's fact is a close 4th.
+    results = [fused("a1", 0.0164), fused("a2", 0.0161), fused("a3", 0.0159), fused("b", 0.0158)]
+    sources = {"a1": "msg-a", "a2": "msg-a", "a3": "msg-a", "b": "msg-b"}
+    out = diversify(results, sources, 0.1)
+    assert [r.id for r in out] == ["a1", "b", "a2", "a3"]
+    assert out[0].final == results[0].final  # a source's best fact is untouched
+    assert out[2].final == pytest.approx(0.0161 * 0.9)
+    assert out[3].final == pytest.approx(0.0159 * 0.81)  # the second repeat loses more
+    assert out[3].boosts.source_repeat == pytest.approx(0.19)
+
+
+def test_diversify_never_lifts_a_weak_match_over_a_strong_first_repeat():
+    results = [fused("a1", 0.030), fused("a2", 0.029), fused("b", 0.010)]
+    out = diversify(results, {"a1": "x", "a2": "x", "b": "y"}, 0.1)
+    assert [r.id for r in out] == ["a1", "a2", "b"]
+
+
+def test_diversify_without_penalty_or_sources_changes_nothing():
+    results = [fused("a1", 0.02), fused("a2", 0.019), fused("b", 0.018)]
+    assert diversify(results, {"a1": "x", "a2": "x", "b": "y"}, 0.0) == results
+    assert diversify(results, {}, 0.3) == results
