@@ -216,6 +216,22 @@ def _show(args: argparse.Namespace, value: Any, readable: Callable[[], None]) ->
     return 0
 
 
+def _show_page(
+    args: argparse.Namespace,
+    page: Any,
+    rows: list[dict[str, Any]],
+    widths: dict[str, int] | None = None,
+) -> int:
+    """A page of items: JSON, or a table of ``rows`` and a "N of TOTAL" line on stderr."""
+    from app.console import table
+
+    def readable() -> None:
+        table(sys.stdout, rows, widths=widths)
+        _err(f"{len(page.items)} of {page.total} (offset {page.offset})")
+
+    return _show(args, page, readable)
+
+
 def _timestamp(value: str) -> datetime:
     """An ISO 8601 date-time (``2024-05-08T13:56:00Z``) or date."""
     try:
@@ -441,7 +457,6 @@ def _recall(client: MnemoClient, args: argparse.Namespace) -> int:
 
 
 def _memories_list(client: MnemoClient, args: argparse.Namespace) -> int:
-    from app.console import table
 
     page = client.list_memories(
         args.bank,
@@ -466,11 +481,7 @@ def _memories_list(client: MnemoClient, args: argparse.Namespace) -> int:
         for m in page.items
     ]
 
-    def readable() -> None:
-        table(sys.stdout, rows, widths={"text": 90})
-        _err(f"{len(page.items)} of {page.total} (offset {page.offset})")
-
-    return _show(args, page, readable)
+    return _show_page(args, page, rows, widths={"text": 90})
 
 
 def _print_memory(m: Any) -> None:
@@ -603,7 +614,6 @@ def _documents_reprocess(client: MnemoClient, args: argparse.Namespace) -> int:
 
 
 def _entities_list(client: MnemoClient, args: argparse.Namespace) -> int:
-    from app.console import table
 
     page = client.list_entities(
         args.bank, name=args.name, entity_type=args.type, limit=args.limit, offset=args.offset
@@ -619,11 +629,7 @@ def _entities_list(client: MnemoClient, args: argparse.Namespace) -> int:
         for e in page.items
     ]
 
-    def readable() -> None:
-        table(sys.stdout, rows)
-        _err(f"{len(page.items)} of {page.total} (offset {page.offset})")
-
-    return _show(args, page, readable)
+    return _show_page(args, page, rows)
 
 
 def _print_entity(e: Any) -> None:

@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import json
 import math
-import os
 import re
 import shutil
 import sys
@@ -51,14 +50,12 @@ sys.path.insert(0, str(ROOT))
 
 from app.config import Settings, load_settings  # noqa: E402
 from app.store.embeddings import Embedder  # noqa: E402
-from app.store.local_neo4j import neo4j_script  # noqa: E402
+from scripts.bench_support import benchmark_neo4j_uri  # noqa: E402
 from tests.support.live_server import live_server  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
 KS = (1, 5, 10, 25)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-TEST_BOLT_PORT = 7697
-TEST_HTTP_PORT = 7484
 
 # NLTK's English stop words: with \w+ tokens and rank_bm25's Okapi formula this reproduces the
 # README's BM25 baseline (R@1/5/10/25 0.295/0.514/0.582/0.656 here vs 0.299/0.514/0.585/0.653);
@@ -243,21 +240,7 @@ class Tally:
 
 
 def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
-    uri = args.neo4j_uri or os.environ.get("MNEMO_NEO4J_URI")
-    values: dict[str, object] = {"data_dir": str(data_dir)}
-    if uri:
-        values["neo4j_uri"] = uri
-    else:
-        test = load_settings(
-            {},
-            data_dir=str(ROOT / ".data" / "test"),
-            neo4j_bolt_port=TEST_BOLT_PORT,
-            neo4j_http_port=TEST_HTTP_PORT,
-        )
-        if neo4j_script(test, "start", quiet=True) != 0:
-            raise SystemExit("could not start the test Neo4j; pass --neo4j-uri")
-        values["neo4j_uri"] = test.bolt_uri
-    return load_settings({}, **values)
+    return load_settings({}, data_dir=str(data_dir), neo4j_uri=benchmark_neo4j_uri(args.neo4j_uri))
 
 
 def retain_conversation(

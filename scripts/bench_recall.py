@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import shutil
 import sys
@@ -49,12 +48,10 @@ from app.curate.banks import BankUpdate  # noqa: E402
 from app.recall.models import RecallRequest  # noqa: E402
 from app.retain.items import EntityHint, RetainItem  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
-from app.store.local_neo4j import neo4j_script  # noqa: E402
 from app.store.vectors import VectorFilter  # noqa: E402
+from scripts.bench_support import benchmark_neo4j_uri  # noqa: E402
 
 SHOWN_PHASES = ("embed", "query_entities", "vector", "keyword", "graph", "temporal", "hydrate")
-TEST_BOLT_PORT = 7697
-TEST_HTTP_PORT = 7484
 START = datetime(2022, 1, 1, tzinfo=UTC)
 DAYS = 3 * 365
 TAGS = ("work", "family", "travel", "health", "money", "hobby")
@@ -258,23 +255,13 @@ def _fields(request: RecallRequest) -> dict[str, Any]:
 
 
 def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
-    uri = args.neo4j_uri or os.environ.get("MNEMO_NEO4J_URI")
-    values: dict[str, object] = {"data_dir": str(data_dir)}
-    if uri:
-        values["neo4j_uri"] = uri
-    else:
-        test = load_settings(
-            {},
-            data_dir=str(ROOT / ".data" / "test"),
-            neo4j_bolt_port=TEST_BOLT_PORT,
-            neo4j_http_port=TEST_HTTP_PORT,
-        )
-        if neo4j_script(test, "start", quiet=True) != 0:
-            raise SystemExit("could not start the test Neo4j; pass --neo4j-uri")
-        values["neo4j_uri"] = test.bolt_uri
-    # Big retain batches amortise the per-request work; the default limit is 1,000 items.
-    values["max_items_per_request"] = max(args.batch, 1000)
-    return load_settings({}, **values)
+    return load_settings(
+        {},
+        data_dir=str(data_dir),
+        neo4j_uri=benchmark_neo4j_uri(args.neo4j_uri),
+        # Big retain batches amortise the per-request work; the default limit is 1,000 items.
+        max_items_per_request=max(args.batch, 1000),
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
