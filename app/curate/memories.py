@@ -40,6 +40,7 @@ from app.retain.extractors import ExtractionSettings
 from app.retain.items import EntityHint
 from app.retain.links import Link
 from app.retain.pipeline import LinkedFact, RetainPipeline, entity_names
+from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx
 from app.store.search_keys import bank_key, escape_lucene
@@ -463,9 +464,7 @@ class MemoryService:
         else:
             return
         await self._vectors.flush()
-        await self._graph.run(
-            "retain/vectors_written", {"bank_id": bank_id, "memory_ids": [memory.id]}
-        )
+        await mark_vectors_written(self._graph, bank_id, [memory.id])
 
     async def _extract_entities(
         self, bank: Bank, current: _MemoryRow, patch: MemoryUpdate

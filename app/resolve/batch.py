@@ -10,7 +10,7 @@ nothing more merges.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -19,7 +19,7 @@ from app.resolve.decide import resolve_fact
 from app.resolve.guards import type_conflict
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
 from app.resolve.normalise import index_keys, name_form, name_key, type_class
-from app.resolve.reconsider import reconsider
+from app.resolve.reconsider import may_merge, reconsider
 from app.resolve.scoring import ResolutionPolicy, name_relation
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
@@ -83,12 +83,14 @@ def could_merge(
 
 def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
     """Resolve one fact's mentions; returns the entity id per mention ("" for an empty name)."""
+    candidates, expand = _candidates(ws, fact.mentions)
     decisions = resolve_fact(
         FactMentions(
             mentions=fact.mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
         ),
-        _candidates(ws, fact.mentions),
+        candidates,
         ws.policy,
+        expand=expand,
     )
     assigned = [""] * len(fact.mentions)
     for group in decisions:
@@ -140,8 +142,11 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
         others: list[str] = []
         for key in entity.names:
             others.extend(i for i in ws.lookup(key, entity.type) if i != eid and i not in others)
-        if not others:
-            continue  # nothing its names find: nothing to merge with or to ask about
+        # Nothing its names find, or nothing they could merge with on names alone: then
+        # ranking would reject every candidate; skip building their neighbour lists.
+        if not may_merge(ws.bare_candidate(eid), [ws.bare_candidate(i) for i in others],
+                         ws.policy):
+            continue
         result = reconsider(
             ws.candidate(eid),
             [ws.candidate(i) for i in others],
@@ -167,8 +172,14 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
             )
 
 
-def _candidates(ws: WorkingSet, mentions: Sequence[Mention]) -> list[tuple[Candidate, ...]]:
-    """Per mention, its candidates (and its aliases'), with the neighbours the fact needs."""
+def _candidates(
+    ws: WorkingSet, mentions: Sequence[Mention]
+) -> tuple[list[tuple[Candidate, ...]], Callable[[str], Candidate]]:
+    """Per mention, its candidates (and its aliases'), without neighbours.
+
+    Also returns how to build a candidate with the neighbours the fact needs
+    (``decide.resolve_fact``'s ``expand``).
+    """
     ids_per_mention: list[list[str]] = []
     for mention in mentions:
         ids: list[str] = []
@@ -179,10 +190,10 @@ def _candidates(ws: WorkingSet, mentions: Sequence[Mention]) -> list[tuple[Candi
         ids_per_mention.append(ids)
     focus = frozenset(i for ids in ids_per_mention for i in ids)
     series = frozenset(s for m in mentions if (s := index_keys(name_key(m.text), m.type).series))
-    return [
-        tuple(ws.candidate(i, focus=focus, focus_series=series) for i in ids)
-        for ids in ids_per_mention
-    ]
+    return (
+        [tuple(ws.bare_candidate(i) for i in ids) for ids in ids_per_mention],
+        lambda i: ws.candidate(i, focus=focus, focus_series=series),
+    )
 
 
 def _texts_by_key(fact: FactInput, indexes: Sequence[int]) -> dict[str, str]:

@@ -11,7 +11,7 @@ entity they may turn out to be (their *plausible* candidates). The pair rules ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -21,10 +21,13 @@ from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names
 from app.resolve.evidence import (
     CandidateView,
     ContextRef,
+    NameScreen,
     Subject,
+    best_name,
     classify,
     rank,
     score_candidate,
+    screen_names,
     view,
     views_conflict,
 )
@@ -53,12 +56,17 @@ class _Group(msgspec.Struct, frozen=True):
     is_label: bool
     exact_only: bool
     views: tuple[CandidateView, ...]
+    # Rules 2-4 of the group's names against each view, by id: the group is decided once per
+    # commit of another group, with new context each time but the same names.
+    screen: NameScreen = msgspec.field(default_factory=dict)
 
 
 def resolve_fact(
     fact: FactMentions,
     candidates: Sequence[Sequence[Candidate]],
     policy: ResolutionPolicy = DEFAULT_POLICY,
+    *,
+    expand: Callable[[str], Candidate] | None = None,
 ) -> tuple[GroupDecision, ...]:
     """Decide every mention of one fact; one ``GroupDecision`` per group, in mention order.
 
@@ -67,6 +75,10 @@ def resolve_fact(
     ``neighbours`` must include every neighbour that is itself a candidate of another mention
     of the fact, and every neighbour whose series key is that of another mention (see
     ``model.Candidate``).
+    With ``expand``, candidates may come without their neighbours: ``expand(entity_id)``
+    returns the candidate as described above, and is called only for those whose names pass
+    the pair rules for a group (most index hits share a word and nothing more; building
+    neighbour lists for them is most of the cost of a fact).
     Mentions with an empty key are left out of every group. Deterministic: the same input
     gives the same output, whatever the order of the candidates.
     """
@@ -74,6 +86,8 @@ def resolve_fact(
         raise ValueError("candidates must hold one sequence per mention")
     hub = hub_degree(fact.bank_entities, policy)
     groups = _groups(fact, candidates, policy, hub)
+    if expand is not None:
+        groups = _expanded(groups, _memo(expand), policy, hub)
     plausible = [_plausible(g, fact.at, policy, hub) for g in groups]
     decided: dict[int, Decision] = {}
     while len(decided) < len(groups):
@@ -125,7 +139,7 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
                 by_key.setdefault(alias.key, alias)
                 stated.update((forms[c].key, alias.key))
         group_forms = tuple(by_key.values())
-        groups.append(_Group(
+        group = _Group(
             mentions=idx,
             forms=group_forms,
             stated=frozenset(stated),
@@ -133,8 +147,52 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
             is_label=mentions[idx[0]].is_label,
             exact_only=not mentions[idx[0]].resolve,
             views=tuple(seen.values()),
-        ))
+        )
+        names_only = _subject(group, fact.at, (), frozenset(), hub)
+        groups.append(msgspec.structs.replace(
+            group, screen=screen_names(names_only, group.views)))
     return groups
+
+
+def _expanded(groups: list[_Group], expand: Callable[[str], Candidate],
+              policy: ResolutionPolicy, hub: float) -> list[_Group]:
+    """Groups whose name-compatible candidates carry their neighbours (``expand``).
+
+    Neighbours and mass are read only for a candidate that passes rules 2-4 and has a name
+    relation (``evidence.score_candidate``); every other one is rejected on names alone.
+    """
+    out = []
+    for group in groups:
+        subject = _subject(group, datetime.min, (), frozenset(), hub)
+        views = tuple(
+            view(expand(v.candidate.entity_id), policy, hub)
+            if _may_match(subject, v, group.screen, policy) else v
+            for v in group.views
+        )
+        out.append(msgspec.structs.replace(group, views=views))
+    return out
+
+
+def _may_match(subject: Subject, cand: CandidateView, screen: NameScreen,
+               policy: ResolutionPolicy) -> bool:
+    if subject.is_label or cand.candidate.is_label:
+        return False  # labels match by key alone (``evidence._label_match``)
+    if screen[cand.candidate.entity_id] is not None:
+        return False
+    return (best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
+            ) is not None
+
+
+def _memo(expand: Callable[[str], Candidate]) -> Callable[[str], Candidate]:
+    """``expand`` called at most once per id (a candidate of two groups is built once)."""
+    built: dict[str, Candidate] = {}
+
+    def cached(entity_id: str) -> Candidate:
+        if entity_id not in built:
+            built[entity_id] = expand(entity_id)
+        return built[entity_id]
+
+    return cached
 
 
 def _supplied_aliases(mention: Mention, own: NameForm) -> list[NameForm]:
@@ -186,7 +244,7 @@ def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float
     ids: list[str] = []
     weights: list[float] = []
     for cand in group.views:
-        result = score_candidate(subject, cand, policy)
+        result = score_candidate(subject, cand, policy, screen=group.screen)
         if isinstance(result, Evidence) and result.name.score >= policy.plausible_name:
             ids.append(cand.candidate.entity_id)
             weights.append(neighbour_weight(cand.candidate.degree, policy, hub))
@@ -211,7 +269,7 @@ def _decide_group(gi: int, groups: Sequence[_Group], plausible: Sequence[Context
             refs.append(ContextRef((), (), _series(other)))
     subject = _subject(groups[gi], at, tuple(refs), frozenset(taken), hub)
     views = {v.candidate.entity_id: v for v in groups[gi].views}
-    ranked, rejected = rank(subject, views.values(), policy)
+    ranked, rejected = rank(subject, views.values(), policy, groups[gi].screen)
     return classify(subject, ranked, rejected, views, policy)
 
 

@@ -133,11 +133,36 @@ def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
     )
 
 
-def admit(subject: Subject, cand: CandidateView) -> Rejection | None:
-    """Rules 1-4 for a non-label pair: the reason a candidate is ruled out, or None."""
+NameScreen = Mapping[str, Rejection | None]
+"""Rules 2-4 of one subject against its candidates, by candidate id (``screen_names``)."""
+
+
+def admit(subject: Subject, cand: CandidateView, screen: NameScreen | None = None,
+          ) -> Rejection | None:
+    """Rules 1-4 for a non-label pair: the reason a candidate is ruled out, or None.
+
+    ``screen``: rules 2-4 already applied to this subject's names (``screen_names``).
+    """
     c = cand.candidate
     if c.entity_id in subject.exclude:
         return Rejection(c.entity_id, "excluded: decided different or taken in this fact")
+    if screen is not None:
+        return screen[c.entity_id]
+    return name_rules(subject, cand)
+
+
+def screen_names(subject: Subject, views: Iterable[CandidateView]) -> dict[str, Rejection | None]:
+    """Rules 2-4 for each candidate, by id.
+
+    They read names and types only, so a subject decided several times with different
+    context and exclusions (``decide``, once per commit of another group) screens once.
+    """
+    return {v.candidate.entity_id: name_rules(subject, v) for v in views}
+
+
+def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
+    """Rules 2-4 (types, exact-only, name guards) for a non-label pair; None: they pass."""
+    c = cand.candidate
     reason = type_conflict(subject.type_class, cand.type_class)
     if reason is not None:
         return Rejection(c.entity_id, reason)
@@ -149,20 +174,22 @@ def admit(subject: Subject, cand: CandidateView) -> Rejection | None:
 
 
 def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
-                    unique_holder: bool = False) -> Evidence | Rejection:
+                    unique_holder: bool = False, screen: NameScreen | None = None,
+                    ) -> Evidence | Rejection:
     """Evidence for one candidate (rule 5), or the reason it is ruled out (rules 1-4).
 
     ``unique_holder``: no two admitted candidates are namesakes of each other, so a bare
     given name that equals a stored one counts in full (see ``scoring.name_relation``).
+    ``screen``: rules 2-4 already applied (``screen_names``).
     """
     if subject.is_label or cand.candidate.is_label:
         return _label_match(subject, cand, policy)
-    rejection = admit(subject, cand)
+    rejection = admit(subject, cand, screen)
     if rejection is not None:
         return rejection
     c = cand.candidate
-    match = (_best_name(subject, cand.maximal, policy, unique_holder)
-             or _best_name(subject, cand.forms, policy, unique_holder))
+    match = (best_name(subject, cand.maximal, policy, unique_holder)
+             or best_name(subject, cand.forms, policy, unique_holder))
     if match is None:
         return Rejection(c.entity_id, "no name relation")
     shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
@@ -214,8 +241,9 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     return None
 
 
-def _best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPolicy,
-               unique_holder: bool) -> NameMatch | None:
+def best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPolicy,
+              unique_holder: bool = False) -> NameMatch | None:
+    """The highest-scoring relation between a subject's names and ``forms`` (None: none)."""
     best: NameMatch | None = None
     for s in subject.names:
         for f in forms:
@@ -282,18 +310,21 @@ def _pair_salience(subject: Subject, cand: CandidateView, policy: ResolutionPoli
 
 
 def rank(subject: Subject, candidates: Iterable[CandidateView], policy: ResolutionPolicy,
-         ) -> tuple[list[Evidence], list[Rejection]]:
-    """Score every candidate; evidence best first (score, then name, then id), and rejections."""
+         screen: NameScreen | None = None) -> tuple[list[Evidence], list[Rejection]]:
+    """Score every candidate; evidence best first (score, then name, then id), and rejections.
+
+    ``screen``: rules 2-4 already applied to every candidate (``screen_names``).
+    """
     views = list(candidates)
-    admitted = [v for v in views
-                if not (subject.is_label or v.candidate.is_label) and admit(subject, v) is None]
+    admitted = [v for v in views if not (subject.is_label or v.candidate.is_label)
+                and admit(subject, v, screen) is None]
     unique = not any(
         views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1:]
     )
     ranked: list[Evidence] = []
     rejected: list[Rejection] = []
     for cand in views:
-        result = score_candidate(subject, cand, policy, unique_holder=unique)
+        result = score_candidate(subject, cand, policy, unique_holder=unique, screen=screen)
         if isinstance(result, Rejection):
             rejected.append(result)
         else:

@@ -19,6 +19,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -151,18 +152,27 @@ class GraphResolver:
         bank_entities = int(count[0]["n"])
         names = names_to_load(inputs)
         ws = WorkingSet(self._policy, bank_entities=bank_entities)
-        first = await self._load_for(tx, bank.id, names, ws)
-        stored_names = {eid: (e.type, list(e.names)) for eid, e in ws.entities.items()}
+        loaded = await self._load_for(tx, bank.id, names, ws)
+        # Re-evaluation looks candidates up by every name of the entities the batch touches
+        # (a bare "Ivanova" finds every Ivanova). Most of those are among the entities just
+        # loaded, so what their other names find is loaded now, before the run.
+        stored_names = _names_of(ws)
+        early = await self._reevaluation_targets(tx, bank.id, names, stored_names, set(ws.entities))
+        await self._load_entities(tx, bank.id, early, ws)
+        loaded |= early
+        stored_names = _names_of(ws)
         assigned = [resolve_one(ws, fact) for fact in inputs]
-        # Re-evaluation looks candidates up by every name of the entities the batch touched.
-        # Which stored entities those are, the run above tells (loading the candidates of
-        # every possible target instead, ten namesakes for a bare "Alex", grows with the
-        # bank). When that finds entities not yet loaded, the batch runs again, from scratch,
-        # with them; otherwise the run above already saw everything it needed and stands.
-        extra = await self._reevaluation_targets(tx, bank.id, names, stored_names, ws)
+        # Which entities the batch touched, only the run tells (loading the targets of every
+        # possible one, ten namesakes for each, would grow with the bank). When their names
+        # find entities still not loaded, the batch runs again, from scratch, with them;
+        # otherwise the run above already saw everything it needed and stands.
+        moved = {eid for m in ws.merges for eid in (m.keep, m.gone)}
+        extra = await self._reevaluation_targets(
+            tx, bank.id, names, stored_names, ws.touched | moved
+        )
         if extra:
             ws = WorkingSet(self._policy, bank_entities=bank_entities)
-            await self._load_entities(tx, bank.id, first | extra, ws)
+            await self._load_entities(tx, bank.id, loaded | extra, ws)
             assigned = [resolve_one(ws, fact) for fact in inputs]
         await self._persist(tx, bank.id, ws)
         out: list[list[ResolvedMention]] = []
@@ -200,14 +210,13 @@ class GraphResolver:
         bank_id: str,
         names: Sequence[tuple[str, str | None]],
         stored_names: dict[str, tuple[str | None, list[str]]],
-        ws: WorkingSet,
+        subjects: set[str],
     ) -> set[str]:
-        """Stored entities, not loaded yet, that the entities a run touched could merge with.
+        """Stored entities, not loaded yet, that the ``subjects`` could merge with.
 
-        ``stored_names``: the type and names of each loaded entity as stored, before the run.
+        ``stored_names``: the type and names of each loaded entity as stored (before the run).
         """
-        moved = {eid for m in ws.merges for eid in (m.keep, m.gone)}
-        touched = sorted((ws.touched | moved) & stored_names.keys())
+        touched = sorted(subjects & stored_names.keys())
         known = {(key, stored_names[i][0]) for i in touched for key in stored_names[i][1]}
         reevaluated = sorted(known - set(names), key=str)
         found = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
@@ -317,22 +326,7 @@ class GraphResolver:
             recompute.add(keep)
         await tx.run(
             "resolve/add_names",
-            {
-                "bank_id": bank_id,
-                "bank_key": key,
-                "names": [
-                    {
-                        "entity_id": ws.final(c.entity_id),
-                        "key": c.key,
-                        "text": c.text,
-                        "stated": c.stated,
-                        "source": "alias" if c.stated else "mention",
-                        "memory_id": c.memory_id,
-                        "at": c.at,
-                    }
-                    for c in ws.claims
-                ],
-            },
+            {"bank_id": bank_id, "bank_key": key, "names": _claim_rows(ws)},
         )
         if recompute:
             survivors = sorted(ws.final(eid) for eid in recompute)
@@ -404,6 +398,41 @@ async def refresh_lookup_fields(tx: Tx, bank_id: str, entity_ids: Iterable[str])
             ],
         },
     )
+
+
+def _claim_rows(ws: WorkingSet) -> list[dict[str, object]]:
+    """The batch's name claims, one row per entity and name.
+
+    A popular entity is named in most facts of a batch; its claim's list of facts is
+    rewritten once per batch, not once per fact (the list grows with the bank).
+    """
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in ws.claims:
+        entity_id = ws.final(c.entity_id)
+        row = rows.setdefault(
+            (entity_id, c.key),
+            {
+                "entity_id": entity_id,
+                "key": c.key,
+                "texts": [],
+                "stated": False,
+                "source": "alias" if c.stated else "mention",
+                "first_memory_id": c.memory_id,
+                "memory_ids": [],
+                "at": c.at,
+            },
+        )
+        row["stated"] = row["stated"] or c.stated
+        if c.text not in row["texts"]:
+            row["texts"].append(c.text)
+        if c.memory_id is not None and c.memory_id not in row["memory_ids"]:
+            row["memory_ids"].append(c.memory_id)
+    return list(rows.values())
+
+
+def _names_of(ws: WorkingSet) -> dict[str, tuple[str | None, list[str]]]:
+    """The type and names of every entity in a working set."""
+    return {eid: (e.type, list(e.names)) for eid, e in ws.entities.items()}
 
 
 def _fact_input(fact: FactToResolve, labels: set[str]) -> FactInput:

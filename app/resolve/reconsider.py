@@ -15,7 +15,16 @@ from datetime import datetime
 
 import msgspec
 
-from app.resolve.evidence import ContextRef, Subject, classify, rank, rivals, view
+from app.resolve.evidence import (
+    ContextRef,
+    Subject,
+    admit,
+    best_name,
+    classify,
+    rank,
+    rivals,
+    view,
+)
 from app.resolve.model import (
     Candidate,
     Create,
@@ -40,6 +49,29 @@ def entity_subject(entity: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
         context_mass=v.mass, exclude=frozenset({entity.entity_id, *entity.decided_apart}),
         is_label=entity.is_label, is_entity=True, hub=hub, recurring=v.recurring,
     )
+
+
+def may_merge(entity: Candidate, others: Sequence[Candidate],
+              policy: ResolutionPolicy = DEFAULT_POLICY) -> bool:
+    """Whether ``reconsider`` could propose anything but keeping ``entity`` apart.
+
+    The same rules 1-4 and name relation that ``rank`` applies first, on names alone: when no
+    other entity passes them, ranking would reject every one of them and ``reconsider`` keep
+    the entity apart, so the caller can skip building neighbour lists (the costly part) for
+    a pair that cannot merge. Neighbours are not read; candidates may come without them.
+    """
+    if entity.is_label:
+        return False
+    subject = entity_subject(msgspec.structs.replace(entity, neighbours=()), policy)
+    for other in others:
+        if other.is_label or entity.entity_id in other.decided_apart:
+            continue
+        cand = view(msgspec.structs.replace(other, neighbours=()), policy)
+        if admit(subject, cand) is None and (
+            best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
+        ):
+            return True
+    return False
 
 
 def reconsider(

@@ -9,6 +9,7 @@ same class over a whole corpus. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -93,6 +94,14 @@ def _trigrams(key: str) -> set[str]:
     return {s[i : i + 3] for i in range(len(s) - 2)}
 
 
+class _Mass(msgspec.Struct, frozen=True):
+    """An entity's neighbour mass and the hub degrees it holds for (``WorkingSet._mass``)."""
+
+    mass: float
+    below: float
+    at_or_above: float
+
+
 class WorkingSet:
     """Entities, their co-occurrence and an in-memory candidate index, with a change log."""
 
@@ -116,7 +125,7 @@ class WorkingSet:
         self._by_trigram: dict[str, set[str]] = defaultdict(set)
         self._series: dict[str, str] = {}
         self._candidates: dict[str, Candidate] = {}
-        self._masses: dict[str, tuple[float, float]] = {}
+        self._masses: dict[str, _Mass] = {}
         self._bare: dict[str, Candidate] = {}
         # The change log the store persists.
         self.created: list[str] = []
@@ -215,7 +224,7 @@ class WorkingSet:
                 (n, c) for n, c in e.neighbours.items() if self.series_of(n) in focus_series
             )
         return msgspec.structs.replace(
-            self._bare_candidate(eid),
+            self.bare_candidate(eid),
             neighbours=tuple(
                 Neighbour(n, self.degree_of(n), self.series_of(n), count)
                 for n, count in sorted(shown.items())
@@ -223,8 +232,8 @@ class WorkingSet:
             neighbour_mass=self._mass(eid),
         )
 
-    def _bare_candidate(self, eid: str) -> Candidate:
-        # The candidate without its neighbours; cached like the full one.
+    def bare_candidate(self, eid: str) -> Candidate:
+        """The entity as the decision core sees it, without its neighbours (cached)."""
         cached = self._bare.get(eid)
         if cached is not None:
             return cached
@@ -252,7 +261,7 @@ class WorkingSet:
         if cached is not None:
             return cached
         built = msgspec.structs.replace(
-            self._bare_candidate(eid),
+            self.bare_candidate(eid),
             neighbours=tuple(
                 Neighbour(n, self.degree_of(n), self.series_of(n), count)
                 for n, count in sorted(self.entities[eid].neighbours.items())
@@ -262,17 +271,33 @@ class WorkingSet:
         return built
 
     def _mass(self, eid: str) -> float:
-        """Weight of all of an entity's neighbours under the current hub rule (cached)."""
+        """Weight of all of an entity's neighbours under the current hub rule (cached).
+
+        The hub degree moves with every entity created; the mass only changes when it
+        crosses the degree of a neighbour, so the cache keeps the range of hub degrees
+        (``below`` < hub <= ``at_or_above``) under which the same neighbours count.
+        """
         hub = hub_degree(self.bank_entities, self.policy)
         cached = self._masses.get(eid)
-        if cached is not None and cached[0] == hub:
-            return cached[1]
-        mass = sum(
-            neighbour_weight(self.degree_of(n), self.policy, hub)
-            for n in self.entities[eid].neighbours
+        if cached is not None and cached.below < hub <= cached.at_or_above:
+            return cached.mass
+        degrees = [self.degree_of(n) for n in self.entities[eid].neighbours]
+        mass = sum(neighbour_weight(d, self.policy, hub) for d in degrees)
+        self._masses[eid] = _Mass(
+            mass,
+            below=max((d for d in degrees if d < hub), default=-math.inf),
+            at_or_above=min((d for d in degrees if d >= hub), default=math.inf),
         )
-        self._masses[eid] = (hub, mass)
         return mass
+
+    def _forget_counts(self, ids: Iterable[str]) -> None:
+        """Forget the full candidates of ``ids``, whose neighbour counts alone changed.
+
+        Their names, degree and neighbour mass (which depends on the neighbours' degrees only)
+        still hold.
+        """
+        for eid in ids:
+            self._candidates.pop(eid, None)
 
     def _invalidate(self, ids: Iterable[str], *, degree_changed: bool = False) -> None:
         """Forget cached views of ``ids``.
@@ -346,7 +371,9 @@ class WorkingSet:
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
-        self._invalidate([eid])
+        # Counts and times changed, not the neighbours: the neighbour mass still holds.
+        self._bare.pop(eid, None)
+        self._candidates.pop(eid, None)
 
     def cooccur(self, ids: Iterable[str]) -> None:
         """The given entities were named in one fact."""
@@ -359,7 +386,7 @@ class WorkingSet:
                 if a != b:
                     self.entities[a].neighbours[b] += 1
         self._invalidate(grown, degree_changed=True)
-        self._invalidate(set(distinct) - grown)
+        self._forget_counts(set(distinct) - grown)
 
     def merge(self, keep: str, gone: str, evidence: Evidence | None) -> None:
         """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""

@@ -13,11 +13,14 @@ Phases, in this order (the order is what keeps the two stores honest):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import uuid
+import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -43,6 +46,7 @@ from app.retain.items import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs, temporal_weight
+from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx, to_native
 from app.store.search_keys import bank_key, tag_tokens
@@ -119,6 +123,24 @@ class _StoredDocRow(msgspec.Struct):
     chunks: list[dict[str, object]]
 
 
+class KeyedLocks:
+    """One asyncio lock per key (a bank id), kept only while someone holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        """Hold the lock of ``key`` for the duration of the block."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        async with lock:
+            yield
+
+
 class RetainPipeline:
     """Retains a batch of items into one bank."""
 
@@ -144,6 +166,7 @@ class RetainPipeline:
         self._limits = limits
         self._links = links
         self._fault = fault_injection
+        self._bank_locks = KeyedLocks()
 
     @property
     def resolver(self) -> EntityResolver:
@@ -191,12 +214,18 @@ class RetainPipeline:
         fresh = [f for p in prepared for f in p.facts]
         vectors = await self._embedder.embed([f.fact.text for f in fresh])
         semantic = await self.semantic_links(bank.id, [f.id for f in fresh], vectors)
-        await self._write(bank, prepared, fresh, semantic, hooks)
-        if self._fault == CRASH_AFTER_GRAPH_WRITE:
-            log.critical("fault injection: exiting between the graph and the vector write")
-            os._exit(97)
-        retired = [m for p in prepared for m in p.retired_memory_ids]
-        await self._publish(bank.id, fresh, vectors, retired)
+        # One write and publish of a bank at a time in this process. Neo4j's bank lock
+        # (retain/lock_bank) still orders writers across processes, but a publish waiting on
+        # it would wait for the whole next write, while the client that published could
+        # already be extracting its next batch; here the next write waits for a publish of
+        # a few milliseconds instead.
+        async with self._bank_locks.hold(bank.id):
+            await self._write(bank, prepared, fresh, semantic, hooks)
+            if self._fault == CRASH_AFTER_GRAPH_WRITE:
+                log.critical("fault injection: exiting between the graph and the vector write")
+                os._exit(97)
+            retired = [m for p in prepared for m in p.retired_memory_ids]
+            await self._publish(bank.id, fresh, vectors, retired)
         return _response(bank.id, prepared, usage)
 
     # -- prepare ------------------------------------------------------------------------------
@@ -463,9 +492,7 @@ class RetainPipeline:
         await self._vectors.flush()
         written = [f.id for f in facts] + list(retired)
         if written:
-            await self._graph.run(
-                "retain/vectors_written", {"bank_id": bank_id, "memory_ids": written}
-            )
+            await mark_vectors_written(self._graph, bank_id, written)
 
 
 # -- pure helpers ---------------------------------------------------------------------------

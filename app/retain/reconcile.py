@@ -13,6 +13,7 @@ from datetime import datetime
 
 import msgspec
 
+from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
 from app.store.graph import Graph
 from app.store.vectors import MemoryState, VectorPayload, VectorPoint, VectorStore
@@ -73,10 +74,7 @@ class Reconciler:
                 by_bank.setdefault(r.bank_id, []).append(r.id)
             cleared = 0
             for bank_id, ids in by_bank.items():
-                written = await self._graph.run(
-                    "retain/vectors_written", {"bank_id": bank_id, "memory_ids": ids}
-                )
-                cleared += written[0]["cleared"] if written else 0
+                cleared += await mark_vectors_written(self._graph, bank_id, ids)
             repaired += cleared
             if cleared == 0:
                 # Nothing left the pending set (the facts went meanwhile): paging again would
