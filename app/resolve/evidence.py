@@ -262,12 +262,22 @@ def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
     the same series (another sprint of the same team).
     """
     own = cand.candidate.entity_id
+    neighbours = cand.neighbours
     ids: list[str] = []
     siblings: list[str] = []
     mass = 0.0
     for ref in subject.context:
-        hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
-                if i != own and i in cand.neighbours]
+        if len(ref.ids) == 1:
+            # One known entity (every reference of an entity subject): no list to build.
+            only = ref.ids[0]
+            if only != own and only in neighbours:
+                ids.append(only)
+                mass += ref.weights[0]
+                continue
+            hits = []
+        else:
+            hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
+                    if i != own and i in neighbours]
         if hits:
             ids.extend(i for i, _ in hits)
             mass += max(w for _, w in hits)

@@ -244,3 +244,29 @@ def test_supplied_alias_is_recorded_as_stated_and_matches_the_entity_named_by_it
     assert decisions[0].stated_names == ("ocean probe 1", "op-1")
     assert isinstance(decisions[0].decision, Merge)
     assert decisions[0].decision.entity_id == "p1"
+
+
+def test_expand_builds_only_name_compatible_candidates_and_decides_the_same():
+    # Index hits share a word with a mention ("Kim", "Chen") and most are ruled out on names
+    # alone: only the compatible ones need their neighbours built.
+    alex = cand("alex", "Alex Kim", n=3, neighbours=(Neighbour("sarah", 2, count=2),))
+    tomas = cand("tomas", "Tomas Kim", n=5, neighbours=(Neighbour("ines", 2),))
+    sarah = cand("sarah", "Sarah Chen", n=4, neighbours=(Neighbour("alex", 2, count=2),))
+    ines = cand("ines", "Ines Chen", n=2, neighbours=(Neighbour("tomas", 2),))
+    full = {c.entity_id: c for c in (alex, tomas, sarah, ines)}
+    bare = {eid: msgspec.structs.replace(c, neighbours=()) for eid, c in full.items()}
+    f = fact(Mention(text="Alex Kim", type="person"), Mention(text="Sarah Chen", type="person"))
+    expanded: list[str] = []
+
+    def expand(entity_id: str) -> Candidate:
+        expanded.append(entity_id)
+        return full[entity_id]
+
+    lazy = resolve_fact(f, [[bare["alex"], bare["tomas"]], [bare["sarah"], bare["ines"]]],
+                        expand=expand)
+    eager = resolve_fact(f, [[alex, tomas], [sarah, ines]])
+    assert lazy == eager
+    assert sorted(expanded) == ["alex", "sarah"]
+    merged = group_of(lazy, 0).decision
+    assert isinstance(merged, Merge)
+    assert (merged.entity_id, merged.evidence.shared) == ("alex", ("sarah",))

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 from app.resolve.model import Candidate, KeepApart, Merge, Neighbour, Review
 from app.resolve.normalise import name_key
-from app.resolve.reconsider import reconsider
+from app.resolve.reconsider import may_merge, reconsider
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -93,3 +93,30 @@ def test_namesakes_by_full_name_are_ruled_out():
     result = reconsider(kim, [moreno], changed_at=NOW)
     assert isinstance(result, KeepApart)
     assert result.reason == "no compatible candidate"
+
+
+def test_may_merge_is_false_when_every_other_entity_is_ruled_out_on_names():
+    sarah_chen = ent("s1", "Sarah Chen", n=5)
+    others = [
+        ent("s2", "Sarah Kim"),
+        ent("c1", "Tomas Chen"),
+        ent("o1", "Sarah Chen", type="organization"),
+    ]
+    assert not may_merge(sarah_chen, others)
+    # ... which is what re-evaluation decides too, without reading any neighbour.
+    assert isinstance(reconsider(sarah_chen, others, changed_at=NOW), KeepApart)
+
+
+def test_may_merge_sees_a_name_that_could_be_the_same_entity():
+    sarah_chen = ent("s1", "Sarah Chen", n=5)
+    assert may_merge(sarah_chen, [ent("s2", "Sarah Kim"), ent("s3", "Sarah")])
+    assert may_merge(sarah_chen, [ent("s4", "Sarah Chen", first_days_ago=200)])
+
+
+def test_may_merge_respects_decisions_and_labels():
+    sarah_chen = ent("s1", "Sarah Chen", n=5, decided_apart=("s2",))
+    assert not may_merge(sarah_chen, [ent("s2", "Sarah Chen")])
+    apart = ent("s4", "Sarah Chen", decided_apart=("s3",))
+    assert not may_merge(ent("s3", "Sarah Chen"), [apart])
+    label = ent("l1", "Urgent", type=None, is_label=True)
+    assert not may_merge(label, [ent("l2", "Urgent", type=None)])
