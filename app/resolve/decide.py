@@ -23,8 +23,8 @@ from app.resolve.evidence import (
     ContextRef,
     NameScreen,
     Subject,
-    best_name,
     classify,
+    may_relate,
     rank,
     score_candidate,
     screen_names,
@@ -163,24 +163,14 @@ def _expanded(groups: list[_Group], expand: Callable[[str], Candidate],
     """
     out = []
     for group in groups:
-        subject = _subject(group, datetime.min, (), frozenset(), hub)
+        subject = _subject(group, datetime.min, (), frozenset(), hub)  # names only: no time
         views = tuple(
             view(expand(v.candidate.entity_id), policy, hub)
-            if _may_match(subject, v, group.screen, policy) else v
+            if may_relate(subject, v, policy, group.screen) else v
             for v in group.views
         )
         out.append(msgspec.structs.replace(group, views=views))
     return out
-
-
-def _may_match(subject: Subject, cand: CandidateView, screen: NameScreen,
-               policy: ResolutionPolicy) -> bool:
-    if subject.is_label or cand.candidate.is_label:
-        return False  # labels match by key alone (``evidence._label_match``)
-    if screen[cand.candidate.entity_id] is not None:
-        return False
-    return (best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
-            ) is not None
 
 
 def _memo(expand: Callable[[str], Candidate]) -> Callable[[str], Candidate]:

@@ -173,6 +173,21 @@ def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
     return None if reason is None else Rejection(c.entity_id, reason)
 
 
+def may_relate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+               screen: NameScreen | None = None) -> bool:
+    """Whether ``score_candidate`` could return evidence for a non-label pair.
+
+    Rules 1-4 and a name relation, which read names, types and exclusions only: a candidate
+    that fails is rejected whatever its neighbours, so they need not be built.
+    """
+    if subject.is_label or cand.candidate.is_label:
+        return False  # labels match by key alone (``_label_match``), never by neighbours
+    if admit(subject, cand, screen) is not None:
+        return False
+    return (best_name(subject, cand.maximal, policy)
+            or best_name(subject, cand.forms, policy)) is not None
+
+
 def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
                     unique_holder: bool = False, screen: NameScreen | None = None,
                     ) -> Evidence | Rejection:

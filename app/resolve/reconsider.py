@@ -18,9 +18,8 @@ import msgspec
 from app.resolve.evidence import (
     ContextRef,
     Subject,
-    admit,
-    best_name,
     classify,
+    may_relate,
     rank,
     rivals,
     view,
@@ -63,15 +62,12 @@ def may_merge(entity: Candidate, others: Sequence[Candidate],
     if entity.is_label:
         return False
     subject = entity_subject(msgspec.structs.replace(entity, neighbours=()), policy)
-    for other in others:
-        if other.is_label or entity.entity_id in other.decided_apart:
-            continue
-        cand = view(msgspec.structs.replace(other, neighbours=()), policy)
-        if admit(subject, cand) is None and (
-            best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
-        ):
-            return True
-    return False
+    return any(
+        entity.entity_id not in other.decided_apart
+        and may_relate(subject, view(msgspec.structs.replace(other, neighbours=()), policy),
+                       policy)
+        for other in others
+    )
 
 
 def reconsider(
