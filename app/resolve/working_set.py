@@ -290,29 +290,27 @@ class WorkingSet:
         )
         return mass
 
-    def _forget_counts(self, ids: Iterable[str]) -> None:
-        """Forget the full candidates of ``ids``, whose neighbour counts alone changed.
+    def _invalidate(
+        self, ids: Iterable[str], *, entity: bool = True, degree_changed: bool = False
+    ) -> None:
+        """Forget cached views of ``ids`` after a change.
 
-        Their names, degree and neighbour mass (which depends on the neighbours' degrees only)
-        still hold.
+        Their full candidates always go (they list neighbour counts). ``entity``: their own
+        fields changed (names, counts, times), so their bare candidates go too; with
+        ``entity=False`` only neighbour counts changed. ``degree_changed``: their neighbour
+        sets changed, so their neighbour masses go, and so do their neighbours' candidates and
+        masses, which list and weigh them by degree. The mass depends on nothing else.
         """
         for eid in ids:
             self._candidates.pop(eid, None)
-
-    def _invalidate(self, ids: Iterable[str], *, degree_changed: bool = False) -> None:
-        """Forget cached views of ``ids``.
-
-        When their degree changed, also forget their neighbours' views, whose candidates list
-        them with their degree.
-        """
-        for eid in ids:
-            self._candidates.pop(eid, None)
-            self._bare.pop(eid, None)
-            self._masses.pop(eid, None)
-            if degree_changed and eid in self.entities:
-                for n in self.entities[eid].neighbours:
-                    self._candidates.pop(n, None)
-                    self._masses.pop(n, None)
+            if entity or degree_changed:
+                self._bare.pop(eid, None)
+            if degree_changed:
+                self._masses.pop(eid, None)
+                if eid in self.entities:
+                    for n in self.entities[eid].neighbours:
+                        self._candidates.pop(n, None)
+                        self._masses.pop(n, None)
 
     def degree_of(self, eid: str) -> int:
         """Degree of an entity, loaded or only known as a neighbour."""
@@ -371,9 +369,7 @@ class WorkingSet:
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
-        # Counts and times changed, not the neighbours: the neighbour mass still holds.
-        self._bare.pop(eid, None)
-        self._candidates.pop(eid, None)
+        self._invalidate([eid])
 
     def cooccur(self, ids: Iterable[str]) -> None:
         """The given entities were named in one fact."""
@@ -386,7 +382,7 @@ class WorkingSet:
                 if a != b:
                     self.entities[a].neighbours[b] += 1
         self._invalidate(grown, degree_changed=True)
-        self._forget_counts(set(distinct) - grown)
+        self._invalidate(set(distinct) - grown, entity=False)
 
     def merge(self, keep: str, gone: str, evidence: Evidence | None) -> None:
         """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""
