@@ -85,9 +85,7 @@ def resolve_fact(
     if len(candidates) != len(fact.mentions):
         raise ValueError("candidates must hold one sequence per mention")
     hub = hub_degree(fact.bank_entities, policy)
-    groups = _groups(fact, candidates, policy, hub)
-    if expand is not None:
-        groups = _expanded(groups, _memo(expand), policy, hub)
+    groups = _groups(fact, candidates, policy, hub, None if expand is None else _memo(expand))
     plausible = [_plausible(g, fact.at, policy, hub) for g in groups]
     decided: dict[int, Decision] = {}
     while len(decided) < len(groups):
@@ -113,7 +111,8 @@ def resolve_fact(
 
 
 def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
-            policy: ResolutionPolicy, hub: float) -> list[_Group]:
+            policy: ResolutionPolicy, hub: float,
+            expand: Callable[[str], Candidate] | None) -> list[_Group]:
     mentions = fact.mentions
     keys = [name_key(m.text) for m in mentions]
     live = [i for i, k in enumerate(keys) if k]
@@ -149,28 +148,18 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
             views=tuple(seen.values()),
         )
         names_only = _subject(group, fact.at, (), frozenset(), hub)
-        groups.append(msgspec.structs.replace(
-            group, screen=screen_names(names_only, group.views)))
+        screen = screen_names(names_only, group.views)
+        views = group.views
+        if expand is not None:
+            # Neighbours and mass are read only for a candidate that passes rules 2-4 and has
+            # a name relation (``evidence.score_candidate``); any other is rejected on names.
+            views = tuple(
+                view(expand(v.candidate.entity_id), policy, hub)
+                if may_relate(names_only, v, policy, screen) else v
+                for v in views
+            )
+        groups.append(msgspec.structs.replace(group, views=views, screen=screen))
     return groups
-
-
-def _expanded(groups: list[_Group], expand: Callable[[str], Candidate],
-              policy: ResolutionPolicy, hub: float) -> list[_Group]:
-    """Groups whose name-compatible candidates carry their neighbours (``expand``).
-
-    Neighbours and mass are read only for a candidate that passes rules 2-4 and has a name
-    relation (``evidence.score_candidate``); every other one is rejected on names alone.
-    """
-    out = []
-    for group in groups:
-        subject = _subject(group, datetime.min, (), frozenset(), hub)  # names only: no time
-        views = tuple(
-            view(expand(v.candidate.entity_id), policy, hub)
-            if may_relate(subject, v, policy, group.screen) else v
-            for v in group.views
-        )
-        out.append(msgspec.structs.replace(group, views=views))
-    return out
 
 
 def _memo(expand: Callable[[str], Candidate]) -> Callable[[str], Candidate]:
