@@ -162,13 +162,17 @@ class GraphResolver:
         loaded |= early
         stored_names = _names_of(ws)
         assigned = [resolve_one(ws, fact) for fact in inputs]
-        # Which entities the batch touched, only the run tells (loading the targets of every
-        # possible one, ten namesakes for each, would grow with the bank). When their names
-        # find entities still not loaded, the batch runs again, from scratch, with them;
-        # otherwise the run above already saw everything it needed and stands.
+        # Entities loaded just now were not looked up by their own names (loading the targets
+        # of every possible one, ten namesakes for each, would grow with the bank): if the run
+        # touched one and its names find entities still not loaded, the batch runs again,
+        # from scratch, with them. The others' targets are all loaded already (looked up
+        # above against more names), so the run above saw everything it needed and stands.
         moved = {eid for m in ws.merges for eid in (m.keep, m.gone)}
-        extra = await self._reevaluation_targets(
-            tx, bank.id, names, stored_names, ws.touched | moved
+        subjects = ws.touched | moved
+        extra = (
+            await self._reevaluation_targets(tx, bank.id, names, stored_names, subjects)
+            if subjects & early
+            else set()
         )
         if extra:
             ws = WorkingSet(self._policy, bank_entities=bank_entities)
