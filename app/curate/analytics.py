@@ -20,7 +20,7 @@ import msgspec
 
 from app.errors import InvalidInput, NotFound
 from app.store.cypher import CypherRegistry, Statement
-from app.store.graph import Graph, to_native
+from app.store.graph import Graph
 
 AREA = "analytics/"
 MAX_INT_PARAM = 1000
@@ -144,5 +144,4 @@ async def run_analytics(graph: Graph, name: str, params: Mapping[str, Any]) -> l
     bound = bind_params(query, params)
     if "bank_id" in bound and not await graph.run("banks/exists", {"bank_id": bound["bank_id"]}):
         raise NotFound(f"bank {bound['bank_id']!r} not found", extra={"field": "bank_id"})
-    rows = await graph.run(statement.name, bound)
-    return [to_native(row) for row in rows]
+    return await graph.run(statement.name, bound)

@@ -30,7 +30,7 @@ from app.resolve.normalise import fold, index_keys, name_key
 from app.resolve.port import FactToResolve, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
-from app.store.graph import Tx
+from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
 
 # Full-text hits kept per name probed (besides exact key matches).
@@ -423,7 +423,7 @@ def _claim_rows(ws: WorkingSet) -> list[dict[str, object]]:
                 "source": "alias" if c.stated else "mention",
                 "first_memory_id": c.memory_id,
                 "memory_ids": [],
-                "at": c.at,
+                "at": cypher_datetime(c.at) if c.at else None,
             },
         )
         row["stated"] = row["stated"] or c.stated
@@ -465,7 +465,7 @@ def _entity_row(entity: WorkingEntity) -> dict[str, object]:
         "name_key": name_key(entity.canonical),
         "type": entity.type or "",
         "is_label": entity.is_label,
-        "at": entity.first,
+        "at": cypher_datetime(entity.first),
         **msgspec.structs.asdict(fields),
     }
 

@@ -48,7 +48,7 @@ from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs, temporal_weight
 from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
-from app.store.graph import Graph, Tx, to_native
+from app.store.graph import Graph, Tx, cypher_datetime
 from app.store.search_keys import bank_key, tag_tokens
 from app.store.vectors import VectorFilter, VectorPayload, VectorPoint, VectorStore
 
@@ -425,7 +425,12 @@ class RetainPipeline:
             },
         )
         mentions = [
-            {"memory_id": f.id, "entity_id": entity_id, "surfaces": surfaces, "at": f.mentioned_at}
+            {
+                "memory_id": f.id,
+                "entity_id": entity_id,
+                "surfaces": surfaces,
+                "at": cypher_datetime(f.mentioned_at),
+            }
             for f, entities in zip(facts, resolved, strict=True)
             for entity_id, surfaces in _surfaces_by_entity(entities).items()
         ]
@@ -446,7 +451,7 @@ class RetainPipeline:
             "retain/temporal_neighbours",
             {
                 "bank_id": bank_id,
-                "facts": [{"id": f.id, "at": f.occurred_start} for f in facts],
+                "facts": [{"id": f.id, "at": cypher_datetime(f.occurred_start)} for f in facts],
                 "k": self._links.temporal_neighbours,
             },
         )
@@ -460,7 +465,9 @@ class RetainPipeline:
                 {
                     "source": row["source"],
                     "target": row["target"],
-                    "weight": temporal_weight(at[row["source"]], to_native(row["at"]), self._links),
+                    "weight": temporal_weight(
+                        at[row["source"]], datetime.fromisoformat(row["at"]), self._links
+                    ),
                 },
             )
         for name, links in (
@@ -612,30 +619,38 @@ def _co_occurrences(
                 last[(a, b)] = max(last.get((a, b), fact.mentioned_at), fact.mentioned_at)
     # first_at is the earliest fact of the pair, as recompute_entities derives it.
     return [
-        {"a": a, "b": b, "count": n, "first": first[(a, b)], "at": last[(a, b)]}
+        {
+            "a": a,
+            "b": b,
+            "count": n,
+            "first": cypher_datetime(first[(a, b)]),
+            "at": cypher_datetime(last[(a, b)]),
+        }
         for (a, b), n in counts.items()
     ]
 
 
 def _memory_row(fact: PreparedFact, entities: Sequence[ResolvedMention]) -> dict[str, object]:
     return {
-        "id": fact.id,
-        "text": fact.fact.text,
-        "context": fact.context,
-        "fact_type": fact.fact.fact_type,
-        "fact_kind": fact.fact.fact_kind,
-        "occurred_start": fact.occurred_start,
-        "occurred_end": fact.occurred_end,
-        "mentioned_at": fact.mentioned_at,
-        "tags": list(fact.tags),
-        "tag_tokens": tag_tokens(fact.tags),
-        "metadata_json": fact.metadata_json,
-        "document_id": fact.document_id,
-        "chunk_id": fact.chunk_id,
-        "entity_names": entity_names(entities),
-        "where": fact.fact.where,
-        "who": fact.fact.who,
-        "why": fact.fact.why,
+        "fields": {
+            "id": fact.id,
+            "text": fact.fact.text,
+            "context": fact.context,
+            "fact_type": fact.fact.fact_type,
+            "fact_kind": fact.fact.fact_kind,
+            "tags": list(fact.tags),
+            "tag_tokens": tag_tokens(fact.tags),
+            "metadata_json": fact.metadata_json,
+            "document_id": fact.document_id,
+            "chunk_id": fact.chunk_id,
+            "entity_names": entity_names(entities),
+            "where": fact.fact.where,
+            "who": fact.fact.who,
+            "why": fact.fact.why,
+        },
+        "occurred_start": cypher_datetime(fact.occurred_start),
+        "occurred_end": cypher_datetime(fact.occurred_end),
+        "mentioned_at": cypher_datetime(fact.mentioned_at),
     }
 
 

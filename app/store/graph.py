@@ -12,6 +12,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any, LiteralString, TypeVar, cast
 
 import msgspec
@@ -24,6 +25,7 @@ from neo4j.exceptions import (
     SessionExpired,
     TransientError,
 )
+from neo4j.graph import Node, Path, Relationship
 from neo4j.time import Date, DateTime, Duration, Time
 
 from app.errors import Unavailable
@@ -51,21 +53,62 @@ async def _as_domain_errors() -> AsyncIterator[None]:
 
 
 def to_native(value: Any) -> Any:
-    """Turn Neo4j temporal values (recursively) into Python ones msgspec understands."""
+    """A record value as plain Python: temporal values native, nodes and paths as data.
+
+    What ``Record.data()`` and a temporal pass did in two walks, in one that passes scalars,
+    lists and dicts by exact type: on retain's rows (a candidate's 200 neighbours each) the two
+    walks took a sixth of the Python time.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is list:
+        return [to_native(v) for v in value]
+    if kind is dict:
+        return {k: to_native(v) for k, v in value.items()}
     if isinstance(value, DateTime | Date | Time):
         return value.to_native()
     if isinstance(value, Duration):
         return value.seconds + value.days * 86400
-    if isinstance(value, list):
+    if isinstance(value, Node):
+        return to_native(dict(value))
+    if isinstance(value, Relationship):
+        start, end = value.start_node, value.end_node
+        return (
+            to_native(dict(start or {})),
+            type(value).__name__,
+            to_native(dict(end or {})),
+        )
+    if isinstance(value, Path):
+        path = [to_native(value.start_node)]
+        for relationship, node in zip(value.relationships, value.nodes[1:], strict=True):
+            path += [type(relationship).__name__, to_native(node)]
+        return path
+    if isinstance(value, list | tuple | set | frozenset):
         return [to_native(v) for v in value]
     if isinstance(value, dict):
         return {k: to_native(v) for k, v in value.items()}
     return value
 
 
+def record_dict(record: neo4j.Record) -> dict[str, Any]:
+    """One record as a dict of plain values (see :func:`to_native`)."""
+    return dict(zip(record.keys(), map(to_native, record), strict=True))
+
+
+def cypher_datetime(value: datetime) -> str:
+    """A datetime parameter as ISO 8601 text, for a statement that applies ``datetime()``.
+
+    The driver packs a Python datetime through its own pure-Python calendar (about 90 µs
+    each, more than the rest of a fact's row); retain's statements, which send thousands per
+    batch, take the text and let Neo4j parse it. Exact to the microsecond.
+    """
+    return value.isoformat()
+
+
 def convert_rows(rows: list[dict[str, Any]], into: type[T]) -> list[T]:
     """Convert plain records into Structs (lax: Neo4j ints and floats are interchangeable)."""
-    return msgspec.convert([to_native(r) for r in rows], list[into], strict=False)  # type: ignore[valid-type]
+    return msgspec.convert(rows, list[into], strict=False)  # type: ignore[valid-type]
 
 
 class Tx:
@@ -79,7 +122,7 @@ class Tx:
         """Run one statement and return its records as dicts."""
         statement = self._registry[name]
         result = await self._tx.run(_query(statement), dict(params or {}))
-        return [record.data() async for record in result]
+        return [record_dict(record) async for record in result]
 
     async def rows(self, name: str, params: Mapping[str, Any], into: type[T]) -> list[T]:
         """Run one statement and return its records as Structs."""
@@ -141,7 +184,7 @@ class Graph:
             result = await self._driver.execute_query(
                 _query(statement), dict(params or {}), database_=self.database, routing_=routing
             )
-        return [record.data() for record in result.records]
+        return [record_dict(record) for record in result.records]
 
     async def rows(self, name: str, params: Mapping[str, Any], into: type[T]) -> list[T]:
         """Run one statement and return its records as Structs."""
@@ -162,7 +205,7 @@ class Graph:
         statement = self.registry[name]
         async with _as_domain_errors(), self._driver.session(database=self.database) as session:
             result = await session.run(_query(statement), dict(params or {}))
-            return [record.data() async for record in result]
+            return [record_dict(record) async for record in result]
 
     async def write(
         self, work: Callable[[Tx], Awaitable[T]], *, attempts: int = WRITE_ATTEMPTS
@@ -224,4 +267,13 @@ def _query(statement: Statement) -> LiteralString:
     return statement.text
 
 
-__all__ = ["TRANSIENT_ERRORS", "ConstraintError", "Graph", "Tx", "convert_rows", "to_native"]
+__all__ = [
+    "TRANSIENT_ERRORS",
+    "ConstraintError",
+    "Graph",
+    "Tx",
+    "convert_rows",
+    "cypher_datetime",
+    "record_dict",
+    "to_native",
+]

@@ -5,6 +5,7 @@
 // number of facts in the batch that used the name.
 // params: $bank_id, $bank_key,
 //   $names [{entity_id, key, texts, stated, source, first_memory_id, memory_ids, at}]
+// Times arrive as ISO 8601 text (app/store/graph.py cypher_datetime) and become datetimes here.
 // mode: write
 UNWIND $names AS nm
 MATCH (e:Entity {bank_id: $bank_id, id: nm.entity_id})
@@ -17,7 +18,7 @@ WITH e, n, nm, head(collect(existing)) AS existing
 CALL (e, n, nm, existing) {
   WITH e, n, nm WHERE existing IS NULL
   CREATE (e)-[k:KNOWN_AS]->(n)
-  SET k.source = nm.source, k.first_memory_id = nm.first_memory_id, k.at = nm.at,
+  SET k.source = nm.source, k.first_memory_id = nm.first_memory_id, k.at = datetime(nm.at),
       k.surfaces = nm.texts, k.stated = nm.stated, k.memory_ids = nm.memory_ids
   UNION
   WITH existing, nm WHERE existing IS NOT NULL

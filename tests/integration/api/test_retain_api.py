@@ -265,3 +265,27 @@ def test_deleting_a_bank_removes_its_facts_and_vectors_only(
     assert graph_probe.value("MATCH (n:Entity {bank_id: $b}) RETURN count(n) AS n", b=bank) == 0
     assert graph_probe.value("MATCH (n:Memory {bank_id: $b}) RETURN count(n) AS n", b=other) == 1
     assert http.get(f"/v1/default/banks/{other}").json()["counts"]["memories"] == 1
+
+
+def test_stored_times_are_datetimes_exact_to_the_microsecond(
+    http: httpx.Client, bank: str, graph_probe: GraphProbe
+) -> None:
+    # Retain sends its times to Neo4j as text that Cypher parses: what lands must still be a
+    # zoned datetime (Cypher date functions work on it) and the same instant, to the µs.
+    at = "2024-03-01T09:15:30.123456+02:00"
+    retain(
+        http,
+        bank,
+        {"content": "Priya Raman met Tomas Novak in Lisbon.", "timestamp": at},
+        {"content": "Priya Raman flew to Berlin with Tomas Novak.", "timestamp": at},
+    )
+    types = graph_probe.rows(
+        "MATCH (m:Memory {bank_id: $b})-[:MENTIONS]->(e:Entity)-[k:KNOWN_AS]->(:Name) "
+        "MATCH (e)-[c:CO_OCCURS]-(:Entity) "
+        "UNWIND [m.mentioned_at, m.occurred_start, m.occurred_end, e.first_seen, e.last_seen, "
+        "        k.at, c.first_at, c.last_at] AS t "
+        "RETURN DISTINCT valueType(t) AS type, toString(t) AS text",
+        b=bank,
+    )
+    assert {row["type"] for row in types} == {"ZONED DATETIME NOT NULL"}
+    assert {row["text"] for row in types} == {"2024-03-01T07:15:30.123456Z"}
