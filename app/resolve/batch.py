@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from functools import partial
 
 import msgspec
 
@@ -138,14 +139,9 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
     while queue and budget > 0:
         budget -= 1
         eid = ws.final(queue.pop(0))
-        entity = ws.entities[eid]
-        others: list[str] = []
-        for key in entity.names:
-            others.extend(i for i in ws.lookup(key, entity.type) if i != eid and i not in others)
-        # Nothing its names find, or nothing they could merge with on names alone: then
-        # ranking would reject every candidate; skip building their neighbour lists.
-        if not may_merge(ws.bare_candidate(eid), [ws.bare_candidate(i) for i in others],
-                         ws.policy):
+        # Names only: the same until a name changes, whatever else the batch changed.
+        others = ws.names_memo(("reconsider", eid), partial(_mergeable_others, ws, eid))
+        if not others:
             continue
         result = reconsider(
             ws.candidate(eid),
@@ -170,6 +166,20 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
                     evidence=result.evidence,
                 )
             )
+
+
+def _mergeable_others(ws: WorkingSet, eid: str) -> tuple[str, ...]:
+    """The entities ``eid``'s names find, or none when it could merge with none on names alone.
+
+    When none passes the name rules, ranking would reject every one: re-evaluation is
+    skipped without building their neighbour lists (the costly part).
+    """
+    entity = ws.entities[eid]
+    others: list[str] = []
+    for key in entity.names:
+        others.extend(i for i in ws.lookup(key, entity.type) if i != eid and i not in others)
+    bare = [ws.bare_candidate(i) for i in others]
+    return tuple(others) if may_merge(ws.bare_candidate(eid), bare, ws.policy) else ()
 
 
 def _candidates(

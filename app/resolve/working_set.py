@@ -12,15 +12,18 @@ from __future__ import annotations
 import math
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 import msgspec
 
 from app.resolve.model import Candidate, Evidence, Neighbour
 from app.resolve.normalise import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -127,6 +130,11 @@ class WorkingSet:
         self._candidates: dict[str, Candidate] = {}
         self._masses: dict[str, _Mass] = {}
         self._bare: dict[str, Candidate] = {}
+        # Answers that read only the name index and entities' names, types, labels and
+        # exclusions (``lookup``, ``names_memo``): most facts change none of them, and a
+        # popular entity is looked up and screened again by nearly every fact of a batch.
+        self._lookups: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._names_memo: dict[Hashable, object] = {}
         # The change log the store persists.
         self.created: list[str] = []
         self.claims: list[NameClaim] = []
@@ -149,6 +157,7 @@ class WorkingSet:
     # -- index --------------------------------------------------------------------------------
 
     def _index_name(self, eid: str, key: str, entity_type: str | None) -> None:
+        self._names_changed()
         keys = index_keys(key, entity_type)
         self._by_key[key].add(eid)
         for k in keys.lookup:
@@ -158,13 +167,35 @@ class WorkingSet:
         for gram in _trigrams(key):
             self._by_trigram[gram].add(eid)
 
+    def _names_changed(self) -> None:
+        # Every change of a name, a stated flag, a canonical name or an exclusion reindexes
+        # (add_name, load, merge), so this is where name-only answers are forgotten.
+        self._lookups.clear()
+        self._names_memo.clear()
+
     def _unindex(self, eid: str) -> None:
+        self._names_changed()
         for table in (self._by_key, self._by_lookup, self._by_token, self._by_trigram):
             for ids in table.values():
                 ids.discard(eid)
 
-    def lookup(self, key: str, entity_type: str | None) -> list[str]:
-        """Candidate ids: exact key, then lookup keys, shared tokens, trigrams; capped."""
+    def lookup(self, key: str, entity_type: str | None) -> tuple[str, ...]:
+        """Candidate ids: exact key, then lookup keys, shared tokens, trigrams; capped (cached)."""
+        cached = self._lookups.get((key, entity_type))
+        if cached is None:
+            cached = self._lookups[(key, entity_type)] = tuple(self._search(key, entity_type))
+        return cached
+
+    def names_memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered under ``key`` until a name, type, label or exclusion changes.
+
+        Only for answers that read nothing else of the entities (``reconsider.may_merge``).
+        """
+        if key not in self._names_memo:
+            self._names_memo[key] = compute()
+        return self._names_memo[key]  # type: ignore[return-value]
+
+    def _search(self, key: str, entity_type: str | None) -> list[str]:
         form = name_form(key, type_class(entity_type))
         exact = sorted(self._by_key.get(key, ()))
         cap = max(self.policy.max_candidates, len(exact))

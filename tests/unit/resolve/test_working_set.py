@@ -41,3 +41,41 @@ def test_a_neighbour_meeting_new_entities_changes_the_mass():
     hub = hub_degree(ws.bank_entities, DEFAULT_POLICY)
     assert ws.degree_of("alex") == 11 and hub == 12.0
     assert ws.candidate("sarah", focus=frozenset()).neighbour_mass == 11 ** -0.5
+
+
+def _person(ws: WorkingSet, eid: str, name: str) -> None:
+    ws.load(WorkingEntity(id=eid, canonical=name, type="person", first=NOW, last=NOW,
+                          names={name.lower(): False}, mentions=1))
+
+
+def test_lookup_sees_names_added_after_an_earlier_lookup():
+    ws = WorkingSet()
+    _person(ws, "sarah", "Sarah Chen")
+    assert ws.lookup("sarah kim", "person") == ("sarah",)  # shares a word
+    kim = ws.create("Sarah Kim", "person", NOW, is_label=False)
+    ws.add_name(kim, "sarah kim", "Sarah Kim", stated=False, memory_id="m1")
+    assert ws.lookup("sarah kim", "person")[0] == kim  # the exact key comes first
+    ws.merge("sarah", kim, None)
+    assert ws.lookup("sarah kim", "person") == ("sarah",)
+
+
+def test_names_memo_is_forgotten_when_names_change_not_when_counts_do():
+    ws = WorkingSet()
+    _person(ws, "sarah", "Sarah Chen")
+    _person(ws, "alex", "Alex Kim")
+    calls = []
+
+    def names() -> tuple[str, ...]:
+        calls.append(1)
+        return tuple(sorted(ws.entities["sarah"].names))
+
+    assert ws.names_memo("sarah", names) == ("sarah chen",)
+    ws.touch("sarah", NOW)
+    ws.cooccur(["sarah", "alex"])
+    assert ws.names_memo("sarah", names) == ("sarah chen",)
+    assert len(calls) == 1
+    ws.add_name("sarah", "sarah", "Sarah", stated=False, memory_id="m2")
+    assert ws.names_memo("sarah", names) == ("sarah", "sarah chen")
+    ws.add_name("sarah", "sarah", "Sarah", stated=True, memory_id="m3")  # now stated
+    ws.names_memo("sarah", names)
+    assert len(calls) == 3
