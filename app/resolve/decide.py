@@ -11,7 +11,7 @@ entity they may turn out to be (their *plausible* candidates). The pair rules ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -60,6 +60,11 @@ class _Group(msgspec.Struct, frozen=True):
     # commit of another group, with new context each time but the same names.
     screen: NameScreen = msgspec.field(default_factory=dict)
 
+    @property
+    def ids(self) -> frozenset[str]:
+        """Its candidates' entity ids."""
+        return frozenset(v.candidate.entity_id for v in self.views)
+
 
 def resolve_fact(
     fact: FactMentions,
@@ -86,19 +91,40 @@ def resolve_fact(
         raise ValueError("candidates must hold one sequence per mention")
     hub = hub_degree(fact.bank_entities, policy)
     groups = _groups(fact, candidates, policy, hub, None if expand is None else _memo(expand))
-    plausible = [_plausible(g, fact.at, policy, hub) for g in groups]
+    # What each group is to the others: its plausible entities until it is decided, then
+    # what it was decided to be.
+    refs = [_plausible(g, fact.at, policy, hub) for g in groups]
     decided: dict[int, Decision] = {}
+    # A group's decision depends on the others only through their refs and the entities they
+    # took among its own candidates; when a commit changed neither (the usual case: an exact
+    # name whose one plausible entity it merged into), the last decision stands.
+    last: dict[int, tuple[tuple[list[ContextRef], frozenset[str]], Decision]] = {}
     while len(decided) < len(groups):
         best: tuple[tuple[int, float, int], int, Decision] | None = None
-        for gi in range(len(groups)):
+        taken = frozenset(d.entity_id for d in decided.values() if isinstance(d, Merge))
+        for gi, group in enumerate(groups):
             if gi in decided:
                 continue
-            decision = _decide_group(gi, groups, plausible, decided, fact.at, policy, hub)
+            inputs = ([r for hi, r in enumerate(refs) if hi != gi], taken & group.ids)
+            previous = last.get(gi)
+            if previous is not None and previous[0] == inputs:
+                decision = previous[1]
+            else:
+                decision = _decide_group(group, *inputs, fact.at, policy, hub)
+                last[gi] = (inputs, decision)
             key = _confidence(decision, gi)
             if best is None or key > best[0]:
                 best = (key, gi, decision)
         assert best is not None
-        decided[best[1]] = best[2]
+        _, chosen, decision = best
+        decided[chosen] = decision
+        group = groups[chosen]
+        refs[chosen] = (
+            _committed_ref(group, decision.entity_id, refs[chosen], policy, hub)
+            if isinstance(decision, Merge)
+            # A new entity: nothing to share yet, but its series may have siblings.
+            else ContextRef((), (), _series(group))
+        )
     return tuple(
         GroupDecision(
             mentions=g.mentions,
@@ -230,25 +256,12 @@ def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float
     return ContextRef(tuple(ids), tuple(weights), _series(group))
 
 
-def _decide_group(gi: int, groups: Sequence[_Group], plausible: Sequence[ContextRef],
-                  decided: Mapping[int, Decision], at: datetime, policy: ResolutionPolicy,
-                  hub: float) -> Decision:
-    refs: list[ContextRef] = []
-    taken: set[str] = set()
-    for hi, other in enumerate(groups):
-        if hi == gi:
-            continue
-        done = decided.get(hi)
-        if isinstance(done, Merge):
-            taken.add(done.entity_id)
-            refs.append(_committed_ref(other, done.entity_id, plausible[hi], policy, hub))
-        elif done is None:
-            refs.append(plausible[hi])
-        else:  # a new entity: nothing to share yet, but its series may have siblings
-            refs.append(ContextRef((), (), _series(other)))
-    subject = _subject(groups[gi], at, tuple(refs), frozenset(taken), hub)
-    views = {v.candidate.entity_id: v for v in groups[gi].views}
-    ranked, rejected = rank(subject, views.values(), policy, groups[gi].screen)
+def _decide_group(group: _Group, refs: Sequence[ContextRef], taken: frozenset[str],
+                  at: datetime, policy: ResolutionPolicy, hub: float) -> Decision:
+    """One group's decision with the other groups as context; ``taken``: entities they took."""
+    subject = _subject(group, at, tuple(refs), taken, hub)
+    views = {v.candidate.entity_id: v for v in group.views}
+    ranked, rejected = rank(subject, views.values(), policy, group.screen)
     return classify(subject, ranked, rejected, views, policy)
 
 
