@@ -154,7 +154,8 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
         seen: dict[str, CandidateView] = {}
         for i in idx:
             for cand in candidates[i]:
-                seen.setdefault(cand.entity_id, view(cand, policy, hub))
+                if cand.entity_id not in seen:
+                    seen[cand.entity_id] = view(cand, policy, hub)
         stated = {
             forms[x].key for a, b in stated_ok if a in cluster and b in cluster for x in (a, b)
         }
