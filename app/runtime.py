@@ -20,7 +20,7 @@ from app.curate.memories import MemoryService
 from app.curate.reviews import ReviewService
 from app.recall.service import RecallService
 from app.resolve.graph_resolver import GraphResolver
-from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction
+from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction, ProcessExtraction
 from app.retain.limits import RetainLimits
 from app.retain.llm_extract import LlmExtractor
 from app.retain.local_extract import ChunksExtractor, LocalExtractor
@@ -146,7 +146,13 @@ class Runtime:
 
 async def _extractors(settings: Settings, stack: AsyncExitStack) -> dict[str, Extractor]:
     """One extractor per extraction mode; the LLM modes only when an endpoint is configured."""
-    local = OfflineExtraction(await LocalExtractor.aload(settings.spacy_model))
+    local: Extractor
+    if settings.local_extraction_worker:
+        worker = await ProcessExtraction.start(settings.spacy_model)
+        stack.push_async_callback(worker.close)
+        local = worker
+    else:
+        local = OfflineExtraction(await LocalExtractor.aload(settings.spacy_model))
     extractors: dict[str, Extractor] = {
         "local": local,
         "chunks": OfflineExtraction(ChunksExtractor()),

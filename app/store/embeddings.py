@@ -198,7 +198,9 @@ class Embedder:
         from fastembed import TextEmbedding  # imported late: after HF_HUB_OFFLINE is set
 
         try:
-            model = TextEmbedding(settings.embedding_model, **kwargs)
+            model = TextEmbedding(
+                settings.embedding_model, threads=settings.embedding_threads or None, **kwargs
+            )
         except Exception as exc:  # fastembed raises bare ValueError/RuntimeError/OSError
             where = model_dir or "the model hub"
             raise Unavailable(

@@ -1,0 +1,53 @@
+"""Local extraction in a worker process: the same facts as in the service, and it recovers."""
+
+from __future__ import annotations
+
+import os
+import signal
+from datetime import UTC, datetime
+
+import pytest
+
+from app.errors import Unavailable
+from app.retain.extracted import ExtractionInput
+from app.retain.extractors import ExtractionSettings, ProcessExtraction
+from app.retain.local_extract import DEFAULT_SPACY_MODEL, LocalExtractor
+
+LOCAL = ExtractionSettings(mode="local")
+CHUNKS = [
+    ExtractionInput(
+        text="Priya Raman joined Acme Robotics in Lisbon yesterday. She leads Project Atlas.",
+        timestamp=datetime(2024, 3, 1, 9, 0, tzinfo=UTC),
+    ),
+    ExtractionInput(text="Caroline: I went to the LGBTQ support group yesterday."),
+]
+
+
+async def test_worker_extracts_what_the_service_would() -> None:
+    worker = await ProcessExtraction.start(DEFAULT_SPACY_MODEL)
+    try:
+        assert await worker.pid() != os.getpid()
+        assert await worker.extract(CHUNKS, LOCAL) == LocalExtractor.load().extract_many(CHUNKS)
+        assert await worker.extract([], LOCAL) == []
+    finally:
+        await worker.close()
+
+
+async def test_a_killed_worker_is_replaced() -> None:
+    worker = await ProcessExtraction.start(DEFAULT_SPACY_MODEL)
+    try:
+        first = await worker.pid()
+        os.kill(first, signal.SIGKILL)
+        results = await worker.extract(CHUNKS, LOCAL)
+        assert [r.facts[0].text for r in results] == [
+            "Priya Raman joined Acme Robotics in Lisbon yesterday.",
+            "Caroline: I went to the LGBTQ support group yesterday.",
+        ]
+        assert await worker.pid() != first
+    finally:
+        await worker.close()
+
+
+async def test_unknown_model_fails_the_start_with_its_name() -> None:
+    with pytest.raises(Unavailable, match="no_such_model_xyz"):
+        await ProcessExtraction.start("no_such_model_xyz")
