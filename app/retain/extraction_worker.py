@@ -10,9 +10,13 @@ The loaded extractor is this process's state: a worker serves one service, for i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from app.retain.extracted import ExtractionInput, ExtractionResult
-from app.retain.local_extract import LocalExtractor
+
+if TYPE_CHECKING:
+    # Imported in the worker only: the service imports this module to name its function.
+    from app.retain.local_extract import LocalExtractor
 
 _loaded: dict[str, LocalExtractor] = {}
 
@@ -21,5 +25,7 @@ def extract(model: str, jobs: Sequence[ExtractionInput]) -> list[ExtractionResul
     """Extract ``jobs`` with the spaCy ``model``, loaded on the first call (no jobs: load only)."""
     extractor = _loaded.get(model)
     if extractor is None:
+        from app.retain.local_extract import LocalExtractor
+
         extractor = _loaded[model] = LocalExtractor.load(model)
     return extractor.extract_many(jobs) if jobs else []

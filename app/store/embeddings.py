@@ -18,9 +18,9 @@ import importlib.util
 import json
 import logging
 import os
+import queue
 import shutil
 import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,21 +165,36 @@ def _l2_normalise(rows: Vectors) -> Vectors:
     return normalised
 
 
-class Embedder:
-    """A loaded fastembed model; ``embed`` turns texts into unit-length float32 rows.
+def embedding_sessions(settings: Settings, cores: int | None = None) -> int:
+    """How many batches embed at once: as configured, else one per ``embedding_threads`` cores."""
+    if settings.embedding_sessions:
+        return settings.embedding_sessions
+    if not settings.embedding_threads:
+        return 1  # one session already spreads a batch over every core
+    return max(1, (cores or os.cpu_count() or 1) // settings.embedding_threads)
 
-    Build it with ``await Embedder.load(settings)``; the constructor takes an already-loaded
-    model and does no I/O.
+
+class Embedder:
+    """Loaded fastembed sessions; ``embed`` turns texts into unit-length float32 rows.
+
+    Build it with ``await Embedder.load(settings)``; the constructor takes already-loaded
+    models (one per batch that may run at once) and does no I/O.
     """
 
-    def __init__(self, model: TextEmbedding, *, model_name: str, dim: int, batch_size: int) -> None:
-        self._model = model
+    def __init__(
+        self, models: Sequence[TextEmbedding], *, model_name: str, dim: int, batch_size: int
+    ) -> None:
+        if not models:
+            raise ValueError("an Embedder needs at least one loaded model")
         self.model_name = model_name
         self.dim = dim
         self.batch_size = batch_size
-        # fastembed does not promise thread safety, and onnxruntime already spreads one batch
-        # over every core, so running one batch at a time costs no throughput.
-        self._lock = threading.Lock()
+        # fastembed does not promise thread safety: a session embeds one batch at a time, on
+        # MNEMO_EMBEDDING_THREADS cores, and concurrent requests take the idle sessions.
+        self._idle: queue.SimpleQueue[TextEmbedding] = queue.SimpleQueue()
+        for model in models:
+            self._idle.put(model)
+        self.sessions = len(models)
 
     @classmethod
     async def load(cls, settings: Settings) -> Embedder:
@@ -198,16 +213,19 @@ class Embedder:
         from fastembed import TextEmbedding  # imported late: after HF_HUB_OFFLINE is set
 
         try:
-            model = TextEmbedding(
-                settings.embedding_model, threads=settings.embedding_threads or None, **kwargs
-            )
+            models = [
+                TextEmbedding(
+                    settings.embedding_model, threads=settings.embedding_threads or None, **kwargs
+                )
+                for _ in range(embedding_sessions(settings))
+            ]
         except Exception as exc:  # fastembed raises bare ValueError/RuntimeError/OSError
             where = model_dir or "the model hub"
             raise Unavailable(
                 f"cannot load embedding model {settings.embedding_model!r} from {where}: {exc}"
             ) from exc
         embedder = cls(
-            model,
+            models,
             model_name=settings.embedding_model,
             dim=settings.embedding_dim,
             batch_size=settings.embedding_batch_size,
@@ -218,7 +236,12 @@ class Embedder:
                 f"embedding model {settings.embedding_model!r} returns {probe.shape[1]}-d "
                 f"vectors but MNEMO_EMBEDDING_DIM is {settings.embedding_dim}"
             )
-        log.info("loaded embedding model %s (%d-d)", settings.embedding_model, embedder.dim)
+        log.info(
+            "loaded embedding model %s (%d-d, %d sessions)",
+            settings.embedding_model,
+            embedder.dim,
+            embedder.sessions,
+        )
         return embedder
 
     def _embed_sync(self, texts: Sequence[str]) -> Vectors:
@@ -227,8 +250,11 @@ class Embedder:
         # A batch is padded to its longest text: embedding in length order wastes far less
         # work on padding (measured 1.5x faster on mixed-length notes), then order is restored.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with self._lock:
-            rows = list(self._model.embed([texts[i] for i in order], batch_size=self.batch_size))
+        model = self._idle.get()  # waits while every session is busy
+        try:
+            rows = list(model.embed([texts[i] for i in order], batch_size=self.batch_size))
+        finally:
+            self._idle.put(model)
         embedded = np.empty((len(texts), len(rows[0])), dtype=np.float32)
         embedded[order] = np.asarray(rows, dtype=np.float32)
         return _l2_normalise(embedded)

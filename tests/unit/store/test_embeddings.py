@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
@@ -130,3 +131,24 @@ async def test_a_wrong_configured_dimension_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(Unavailable, match="384-d"):
         await Embedder.load(settings)
+
+
+def test_sessions_default_to_one_per_thread_budget() -> None:
+    def sessions(cores: int, **values: object) -> int:
+        return embeddings.embedding_sessions(load_settings({}, **values), cores=cores)
+
+    assert sessions(2) == 2  # one ONNX thread each: a batch per core
+    assert sessions(16, embedding_threads=4) == 4
+    assert sessions(16, embedding_threads=0) == 1  # one session on every core
+    assert sessions(2, embedding_sessions=3) == 3
+    assert sessions(1, embedding_threads=2) == 1
+
+
+async def test_concurrent_batches_on_two_sessions_match_one_at_a_time(
+    embedder: Embedder,
+) -> None:
+    assert embedder.sessions >= 2 or os.cpu_count() == 1
+    batches = [[f"note {i}: Priya met Tomas in Lisbon about Project Atlas."] * 3 for i in range(6)]
+    together = await asyncio.gather(*(embedder.embed(b) for b in batches))
+    for batch, rows in zip(batches, together, strict=True):
+        np.testing.assert_allclose(rows, await embedder.embed(batch), atol=1e-6)
