@@ -473,10 +473,13 @@ class RetainPipeline:
         for name, links in (
             ("retain/link_caused_by", causal),
             ("retain/link_temporal", list(temporal.values())),
-            ("retain/link_semantic", [msgspec.structs.asdict(link) for link in semantic]),
         ):
             if links:
                 await tx.run(name, {"bank_id": bank_id, "links": links})
+        if semantic:
+            await tx.run(
+                "retain/link_semantic", {"bank_id": bank_id, "sources": _by_source(semantic)}
+            )
 
     # -- publish ------------------------------------------------------------------------------
 
@@ -592,6 +595,14 @@ def _to_resolve(fact: PreparedFact) -> FactToResolve:
             for e in fact.fact.entities
         ),
     )
+
+
+def _by_source(links: Sequence[Link]) -> list[dict[str, object]]:
+    """Links grouped by their source fact (up to 50 each): Neo4j finds each source once."""
+    grouped: dict[str, list[dict[str, object]]] = {}
+    for link in links:
+        grouped.setdefault(link.source, []).append({"target": link.target, "weight": link.weight})
+    return [{"source": source, "links": targets} for source, targets in grouped.items()]
 
 
 def _surfaces_by_entity(entities: Sequence[ResolvedMention]) -> dict[str, list[str]]:

@@ -289,3 +289,27 @@ def test_stored_times_are_datetimes_exact_to_the_microsecond(
     )
     assert {row["type"] for row in types} == {"ZONED DATETIME NOT NULL"}
     assert {row["text"] for row in types} == {"2024-03-01T07:15:30.123456Z"}
+
+
+def test_semantic_links_join_a_new_fact_to_similar_stored_ones_once(
+    http: httpx.Client, bank: str, graph_probe: GraphProbe
+) -> None:
+    first = retain(
+        http,
+        bank,
+        {"content": "Priya Raman moved to Lisbon in March to run the design team."},
+        {"content": "The quarterly budget review is scheduled for Friday."},
+    )
+    second = retain(
+        http, bank, {"content": "Priya Raman moved to Lisbon in March to lead the design team."}
+    )
+    edges = graph_probe.rows(
+        "MATCH (a:Memory {bank_id: $b})-[r:SEMANTIC]->(o:Memory {bank_id: $b}) "
+        "RETURN a.id AS source, o.id AS target, r.weight AS weight",
+        b=bank,
+    )
+    moved, budget = first["memory_ids"]
+    [new] = second["memory_ids"]
+    assert [(e["source"], e["target"]) for e in edges] == [(new, moved)]
+    assert 0.7 <= edges[0]["weight"] <= 1.0  # type: ignore[operator]
+    assert budget not in {e["target"] for e in edges}
