@@ -81,6 +81,7 @@ class ProcessExtraction:
     def __init__(self, model: str) -> None:
         self._model = model
         self._pool = self._new_pool()
+        self._restarting = asyncio.Lock()
 
     @staticmethod
     def _new_pool() -> ProcessPoolExecutor:
@@ -109,13 +110,17 @@ class ProcessExtraction:
         """Extract all chunks in one batch, in the worker."""
         if not jobs:
             return []
+        pool = self._pool
         try:
             return await self._run(jobs)
         except BrokenProcessPool:
             # The worker died (killed, out of memory): a new one serves this batch and the next.
-            log.warning("the extraction worker died; starting a new one")
-            await self.close()
-            self._pool = self._new_pool()
+            # Concurrent batches all see it die; the first replaces it.
+            async with self._restarting:
+                if self._pool is pool:
+                    log.warning("the extraction worker died; starting a new one")
+                    await self.close()
+                    self._pool = self._new_pool()
             return await self._run(jobs)
 
     async def _run(self, jobs: Sequence[ExtractionInput]) -> list[ExtractionResult]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -40,13 +41,18 @@ async def test_a_killed_worker_is_replaced() -> None:
     worker = await ProcessExtraction.start(DEFAULT_SPACY_MODEL)
     try:
         first = await worker.pid()
+        others = set(_workers()) - {first}  # the test server's worker, say
         os.kill(first, signal.SIGKILL)
-        results = await worker.extract(CHUNKS, LOCAL)
-        assert [r.facts[0].text for r in results] == [
-            "Priya Raman joined Acme Robotics in Lisbon yesterday.",
-            "Caroline: I went to the LGBTQ support group yesterday.",
-        ]
-        assert await worker.pid() != first
+        # Two batches in flight both see it die; one new worker serves both.
+        both = await asyncio.gather(worker.extract(CHUNKS, LOCAL), worker.extract(CHUNKS, LOCAL))
+        for results in both:
+            assert [r.facts[0].text for r in results] == [
+                "Priya Raman joined Acme Robotics in Lisbon yesterday.",
+                "Caroline: I went to the LGBTQ support group yesterday.",
+            ]
+        now = await worker.pid()
+        assert now != first
+        assert set(_workers()) - others == {now}
     finally:
         await worker.close()
 
@@ -88,3 +94,21 @@ def test_the_worker_exits_when_the_service_dies_without_closing_it() -> None:
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(worker)
+
+
+def _workers() -> list[int]:
+    """Live spawned children of this process."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().split(") ")[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                spawned = b"spawn_main" in cmdline.read()
+        except OSError:
+            continue
+        if spawned and fields[0] != "Z" and int(fields[1]) == os.getpid():
+            found.append(int(entry))
+    return found
