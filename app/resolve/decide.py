@@ -60,11 +60,6 @@ class _Group(msgspec.Struct, frozen=True):
     # commit of another group, with new context each time but the same names.
     screen: NameScreen = msgspec.field(default_factory=dict)
 
-    @property
-    def ids(self) -> frozenset[str]:
-        """Its candidates' entity ids."""
-        return frozenset(v.candidate.entity_id for v in self.views)
-
 
 def resolve_fact(
     fact: FactMentions,
@@ -99,13 +94,14 @@ def resolve_fact(
     # took among its own candidates; when a commit changed neither (the usual case: an exact
     # name whose one plausible entity it merged into), the last decision stands.
     last: dict[int, tuple[tuple[list[ContextRef], frozenset[str]], Decision]] = {}
+    own_ids = [frozenset(v.candidate.entity_id for v in g.views) for g in groups]
     while len(decided) < len(groups):
         best: tuple[tuple[int, float, int], int, Decision] | None = None
         taken = frozenset(d.entity_id for d in decided.values() if isinstance(d, Merge))
         for gi, group in enumerate(groups):
             if gi in decided:
                 continue
-            inputs = ([r for hi, r in enumerate(refs) if hi != gi], taken & group.ids)
+            inputs = ([r for hi, r in enumerate(refs) if hi != gi], taken & own_ids[gi])
             previous = last.get(gi)
             if previous is not None and previous[0] == inputs:
                 decision = previous[1]

