@@ -443,7 +443,11 @@ class RetainPipeline:
     async def write_links(
         self, tx: Tx, bank_id: str, facts: Sequence[LinkedFact], semantic: Sequence[Link]
     ) -> None:
-        """Write causal, temporal (to the nearest valid facts in event time) and semantic links."""
+        """Write causal, temporal (to the nearest valid facts in event time) and semantic links.
+
+        Semantic links are created, not merged: their sources must have none yet (new facts, or
+        an edited fact whose links were just removed).
+        """
         causal = [
             {"source": f.id, "target": cause, "weight": 1.0} for f in facts for cause in f.caused_by
         ]
@@ -598,11 +602,17 @@ def _to_resolve(fact: PreparedFact) -> FactToResolve:
 
 
 def _by_source(links: Sequence[Link]) -> list[dict[str, object]]:
-    """Links grouped by their source fact (up to 50 each): Neo4j finds each source once."""
-    grouped: dict[str, list[dict[str, object]]] = {}
+    """Links grouped by their source fact (up to 50 each): Neo4j finds each source once.
+
+    A pair given twice is sent once (the statement creates an edge per row it gets).
+    """
+    grouped: dict[str, dict[str, float]] = {}
     for link in links:
-        grouped.setdefault(link.source, []).append({"target": link.target, "weight": link.weight})
-    return [{"source": source, "links": targets} for source, targets in grouped.items()]
+        grouped.setdefault(link.source, {})[link.target] = link.weight
+    return [
+        {"source": source, "links": [{"target": t, "weight": w} for t, w in targets.items()]}
+        for source, targets in grouped.items()
+    ]
 
 
 def _surfaces_by_entity(entities: Sequence[ResolvedMention]) -> dict[str, list[str]]:

@@ -335,6 +335,27 @@ def test_editing_text_re_resolves_entities_and_relinks(
         assert target in recalled
 
 
+def test_editing_text_again_and_again_keeps_one_semantic_link_per_pair(
+    http: httpx.Client, bank: str, graph_probe: GraphProbe
+) -> None:
+    # Retain creates semantic links without looking for existing ones: an edit must remove
+    # the fact's old links first, or each edit would add a second edge to the same neighbour.
+    moved, budget = retain(
+        http,
+        bank,
+        {"content": "Priya Raman moved to Lisbon in March to run the design team."},
+        {"content": "The quarterly budget review is scheduled for Friday."},
+    )["memory_ids"]
+    for verb in ("lead", "head", "lead"):
+        patch(http, bank, budget, text=f"Priya Raman moved to Lisbon in March to {verb} the team.")
+    edges = graph_probe.rows(
+        "MATCH (a:Memory {bank_id: $b})-[r:SEMANTIC]-(o:Memory {bank_id: $b}) "
+        "WHERE a.id < o.id RETURN a.id AS a, o.id AS o",
+        b=bank,
+    )
+    assert [(e["a"], e["o"]) for e in edges] == [tuple(sorted((moved, budget)))]
+
+
 def test_editing_entities_replaces_the_mentions(
     http: httpx.Client, bank: str, graph_probe: GraphProbe
 ) -> None:
