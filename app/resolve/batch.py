@@ -149,6 +149,7 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
             ws.policy,
             changed_at=at,
             bank_entities=ws.bank_entities,
+            views=ws.views,
         )
         if isinstance(result, Merge):
             # The entity with more mentions survives (ties: the smaller id, for determinism).

@@ -133,6 +133,31 @@ def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
     )
 
 
+class ViewCache:
+    """Views already derived, one per entity, reused while the same candidate object returns.
+
+    A working set hands out one cached candidate object per entity until the entity or a
+    neighbour's degree changes, and re-evaluation views an entity's rivals for nearly every
+    fact that touches it: at 40k facts over half of all views were of an unchanged object,
+    and a popular entity's view walks hundreds of neighbours. Identity, not equality, decides
+    (comparing two such candidates would cost as much as the view); the slot per entity
+    keeps the cache as small as the set of entities.
+    """
+
+    def __init__(self) -> None:
+        self._views: dict[str, tuple[Candidate, ResolutionPolicy, float, CandidateView]] = {}
+
+    def view(self, candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
+             hub: float = math.inf) -> CandidateView:
+        """``view(candidate, policy, hub)``, derived once per candidate object."""
+        held = self._views.get(candidate.entity_id)
+        if held is not None and held[0] is candidate and held[1] is policy and held[2] == hub:
+            return held[3]
+        derived = view(candidate, policy, hub)
+        self._views[candidate.entity_id] = (candidate, policy, hub, derived)
+        return derived
+
+
 NameScreen = Mapping[str, Rejection | None]
 """Rules 2-4 of one subject against its candidates, by candidate id (``screen_names``)."""
 

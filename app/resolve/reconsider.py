@@ -16,8 +16,10 @@ from datetime import datetime
 import msgspec
 
 from app.resolve.evidence import (
+    CandidateView,
     ContextRef,
     Subject,
+    ViewCache,
     classify,
     may_relate,
     rank,
@@ -36,9 +38,10 @@ from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, ne
 
 
 def entity_subject(entity: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
-                   hub: float = math.inf) -> Subject:
-    """A stored entity as a subject: its names, its neighbours as context."""
-    v = view(entity, policy, hub)
+                   hub: float = math.inf, v: CandidateView | None = None) -> Subject:
+    """A stored entity as a subject: its names, its neighbours as context (``v``: its view)."""
+    if v is None:
+        v = view(entity, policy, hub)
     refs = tuple(ContextRef((n.entity_id,), (neighbour_weight(n.degree, policy, hub),),
                             n.series)
                  for n in entity.neighbours)
@@ -77,6 +80,7 @@ def reconsider(
     *,
     changed_at: datetime | None = None,
     bank_entities: int = 0,
+    views: ViewCache | None = None,
 ) -> Reconsideration:
     """Re-evaluate an entity whose evidence changed (a new name or neighbour) against others.
 
@@ -88,25 +92,31 @@ def reconsider(
     established with company of its own. A proposed merge with B must also be B's own best
     choice among ``entity`` and ``others``, without a namesake tie; otherwise the pair goes
     to review. Neighbour lists must be complete for both sides (or ``neighbour_mass`` set).
+    ``views``: where the views of candidate objects seen before are kept (the same answer,
+    derived once).
     """
     if entity.is_label:
         return KeepApart(reason="controlled vocabulary: never merged by resolution")
+    derive = (views or ViewCache()).view
     pool = [o for o in others
             if o.entity_id != entity.entity_id and entity.entity_id not in o.decided_apart]
     hub = hub_degree(bank_entities, policy)
-    subject = msgspec.structs.replace(entity_subject(entity, policy, hub), changed_at=changed_at)
-    views = {o.entity_id: view(o, policy, hub) for o in pool}
-    ranked, rejected = rank(subject, views.values(), policy)
-    decision = classify(subject, ranked, rejected, views, policy)
+    own = derive(entity, policy, hub)
+    subject = msgspec.structs.replace(entity_subject(entity, policy, hub, own),
+                                      changed_at=changed_at)
+    pool_views = {o.entity_id: derive(o, policy, hub) for o in pool}
+    ranked, rejected = rank(subject, pool_views.values(), policy)
+    decision = classify(subject, ranked, rejected, pool_views, policy)
     if isinstance(decision, Create):
         return KeepApart(reason=decision.reason)
     if isinstance(decision, CreateAndReview):
         return Review(reason=decision.reason, evidence=decision.evidence)
     partner = next(o for o in pool if o.entity_id == decision.entity_id)
     contenders = [entity, *(o for o in pool if o.entity_id != partner.entity_id)]
-    back_views = {o.entity_id: view(o, policy, hub) for o in contenders}
-    back_subject = msgspec.structs.replace(entity_subject(partner, policy, hub),
-                                           changed_at=changed_at)
+    back_views = {o.entity_id: derive(o, policy, hub) for o in contenders}
+    back_subject = msgspec.structs.replace(
+        entity_subject(partner, policy, hub, pool_views[partner.entity_id]), changed_at=changed_at
+    )
     back, _ = rank(back_subject, back_views.values(), policy)
     if not back or back[0].entity_id != entity.entity_id:
         return Review(reason="partner prefers another entity", evidence=(decision.evidence,))

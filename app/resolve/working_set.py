@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import msgspec
 
+from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, Evidence, Neighbour
 from app.resolve.normalise import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
@@ -130,6 +131,8 @@ class WorkingSet:
         self._candidates: dict[str, Candidate] = {}
         self._masses: dict[str, _Mass] = {}
         self._bare: dict[str, Candidate] = {}
+        # Views of the candidate objects above, reused while an object is handed out again.
+        self.views = ViewCache()
         # Answers that read only the name index and entities' names, types, labels and
         # exclusions (``lookup``, ``names_memo``): most facts change none of them, and a
         # popular entity is looked up and screened again by nearly every fact of a batch.

@@ -1,5 +1,8 @@
 from datetime import UTC, datetime, timedelta
 
+import msgspec
+
+from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, KeepApart, Merge, Neighbour, Review
 from app.resolve.normalise import name_key
 from app.resolve.reconsider import may_merge, reconsider
@@ -120,3 +123,22 @@ def test_may_merge_respects_decisions_and_labels():
     assert not may_merge(ent("s3", "Sarah Chen"), [apart])
     label = ent("l1", "Urgent", type=None, is_label=True)
     assert not may_merge(label, [ent("l2", "Urgent", type=None)])
+
+
+def test_a_view_cache_derives_each_candidate_object_once_and_answers_the_same():
+    sarah = Neighbour("sarah", 3)
+    main = ent("orbit", "Project Orbit", "Orbit", type="project", n=6,
+               neighbours=(sarah, Neighbour("alex", 4)))
+    fragment = ent("frag", "Orbit", type="project", first_days_ago=90, last_days_ago=90,
+                   neighbours=(sarah,))
+    views = ViewCache()
+    first = reconsider(main, [fragment], changed_at=NOW, views=views)
+    assert first == reconsider(main, [fragment], changed_at=NOW)
+    kept = views.view(fragment)
+    assert views.view(fragment) is kept
+    # A new candidate object (the working set rebuilt it after a change) is viewed afresh,
+    # and so is the same object under another hub degree.
+    changed = msgspec.structs.replace(fragment, neighbours=(sarah, Neighbour("alex", 4)))
+    assert views.view(changed) is not kept
+    assert views.view(changed).neighbours == {"sarah": 3, "alex": 4}
+    assert views.view(changed, hub=2) is not views.view(changed)
