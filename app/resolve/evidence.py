@@ -269,9 +269,14 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     aliases are exempt, and so is a subject name equal to a stated alias of the candidate
     ("Bob" for the entity stated to be "Robert Smith (Bob)").
     """
+    return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
+
+
+def _maximal_conflict(maximal: Iterable[NameForm], stated: frozenset[str],
+                      cand: CandidateView) -> str | None:
+    """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
-    ours = [f for f in maximal_names(subject.names, subject.stated)
-            if f.key not in subject.stated and f.compact not in stated_keys]
+    ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
     theirs = [f for f in cand.maximal if f.key not in cand.stated]
     for s in ours:
         for f in theirs:
@@ -314,16 +319,17 @@ def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
                 ids.append(only)
                 mass += ref.weights[0]
                 continue
-            hits = []
         else:
             hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
                     if i != own and i in neighbours]
-        if hits:
-            ids.extend(i for i, _ in hits)
-            mass += max(w for _, w in hits)
-            continue
+            if hits:
+                ids.extend(i for i, _ in hits)
+                mass += max(w for _, w in hits)
+                continue
+        if not ref.series:
+            continue  # most references: an entity of no series, not a neighbour
         kin = [i for i in cand.series.get(ref.series, ()) if i != own and i not in ref.ids]
-        if ref.series and kin:
+        if kin:
             siblings.extend(kin)
             best = max(neighbour_weight(cand.neighbours[i], policy, subject.hub) for i in kin)
             mass += policy.sibling_factor * best
@@ -413,9 +419,7 @@ def views_conflict(a: CandidateView, b: CandidateView) -> bool:
         return True
     if b.candidate.entity_id in a.candidate.decided_apart:
         return True
-    subject = Subject(names=a.forms, stated=a.stated, type_class=a.type_class,
-                      first=a.candidate.first_seen, last=a.candidate.last_seen, is_entity=True)
-    return _names_conflict(subject, b) is not None or bool(
+    return _maximal_conflict(a.maximal, a.stated, b) is not None or bool(
         type_conflict(a.type_class, b.type_class))
 
 
