@@ -25,8 +25,11 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
         "20",
         "--modes",
         "local,chunks",
+        "--warmup",
+        "30",
         neo4j_uri=test_neo4j,
     )
+    assert re.search(r"^warm-up: [\d,]+ facts in [\d.]+ s \(not counted\)$", out, re.M), out
     for mode in ("local", "chunks"):
         windows = re.findall(rf"^{mode}\s+bank=\s*([\d,]+) facts .* ([\d.]+) facts/s", out, re.M)
         assert len(windows) == 2, out
