@@ -23,12 +23,18 @@ def ent(eid: str, *names: str, type: str | None = "person", n: int = 1,
     )
 
 
-def test_fragment_merges_once_it_shares_a_neighbour():
+def orbit_and_fragment() -> tuple[Candidate, Candidate]:
+    """A project and a one-fact fragment of its short name that share a neighbour."""
     sarah = Neighbour("sarah", 3)
     main = ent("orbit", "Project Orbit", "Orbit", type="project", n=6,
                neighbours=(sarah, Neighbour("alex", 4)))
     fragment = ent("frag", "Orbit", type="project", first_days_ago=90, last_days_ago=90,
                    neighbours=(sarah,))
+    return main, fragment
+
+
+def test_fragment_merges_once_it_shares_a_neighbour():
+    main, fragment = orbit_and_fragment()
     result = reconsider(main, [fragment], changed_at=NOW)
     # exact "orbit" 0.5 + 0.3 * (1/sqrt(3) shared / 1/sqrt(3) of the thinner side)
     # + 0.2 * familiarity 6/9 = 0.933
@@ -126,19 +132,16 @@ def test_may_merge_respects_decisions_and_labels():
 
 
 def test_a_view_cache_derives_each_candidate_object_once_and_answers_the_same():
-    sarah = Neighbour("sarah", 3)
-    main = ent("orbit", "Project Orbit", "Orbit", type="project", n=6,
-               neighbours=(sarah, Neighbour("alex", 4)))
-    fragment = ent("frag", "Orbit", type="project", first_days_ago=90, last_days_ago=90,
-                   neighbours=(sarah,))
+    main, fragment = orbit_and_fragment()
     views = ViewCache()
     first = reconsider(main, [fragment], changed_at=NOW, views=views)
+    assert isinstance(first, Merge)
     assert first == reconsider(main, [fragment], changed_at=NOW)
     kept = views.view(fragment)
     assert views.view(fragment) is kept
     # A new candidate object (the working set rebuilt it after a change) is viewed afresh,
     # and so is the same object under another hub degree.
-    changed = msgspec.structs.replace(fragment, neighbours=(sarah, Neighbour("alex", 4)))
+    changed = msgspec.structs.replace(fragment, neighbours=main.neighbours)
     assert views.view(changed) is not kept
     assert views.view(changed).neighbours == {"sarah": 3, "alex": 4}
     assert views.view(changed, hub=2) is not views.view(changed)
