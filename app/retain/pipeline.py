@@ -296,13 +296,15 @@ class RetainPipeline:
         A fact never links to itself (an edited fact's previous vector is still stored).
         """
         links = semantic_pairs(list(ids), vectors, self._links)
-        where = VectorFilter(bank_id=bank_id)
-        found = await self._vectors.search_many(vectors, where, self._links.semantic_top_k)
+        found = await self._vectors.search_many(
+            vectors,
+            VectorFilter(bank_id=bank_id),
+            self._links.semantic_top_k,
+            min_score=self._links.semantic_threshold,
+        )
         for fact_id, hits in zip(ids, found, strict=True):
             links.extend(
-                Link(fact_id, hit.id, round(hit.score, 4))
-                for hit in hits
-                if hit.score >= self._links.semantic_threshold and hit.id != fact_id
+                Link(fact_id, hit.id, round(hit.score, 4)) for hit in hits if hit.id != fact_id
             )
         return links
 

@@ -22,6 +22,12 @@ Measured facts that shape this adapter (qdrant-edge-py 0.9, two cores):
   and lets the log be truncated; it runs when the retain pipeline asks (after each retain; ~10 ms
   for a small batch), every ``flush_every_points`` written points (replaying 50k logged points
   takes ~1.4 s at start), and on ``close``. It is skipped when nothing was written since.
+* Searches filtered by bank and state only (semantic linking at retain, plain recall queries)
+  are answered from an in-memory copy of the bank's vectors (``exact_vectors``), loaded at the
+  bank's first such search and kept current by every write made here: a matrix product that
+  releases the GIL, where the engine's exhaustive scan of an unindexed bank holds it for
+  ~3 ms a query at 50k points. ``exact_search_points`` caps the points kept (least recently
+  searched banks go first); a bank over the cap, and every other filter, go to the engine.
 * The HNSW layout is Qdrant's multi-tenant recipe: no global graph (``m=0``), one graph per bank
   (``payload_m=16`` on the ``is_tenant`` ``bank_id`` index), built only for banks whose vectors
   outgrow ``full_scan_threshold`` (10 MB, about 6,500 384-d points); smaller banks are always
@@ -45,6 +51,7 @@ import qdrant_edge as qe
 
 from app.config import Settings
 from app.errors import Unavailable
+from app.store.exact_vectors import BankMatrices, BankMatrix
 from app.store.vectors import (
     INDEXED_FLOATS,
     INDEXED_KEYWORDS,
@@ -112,12 +119,15 @@ class EdgeVectorStore:
         dim: int,
         optimize_on_open_min_points: int | None = 20_000,
         flush_every_points: int = 50_000,
+        exact_search_points: int = 250_000,
     ) -> None:
         """Describe the store; nothing is read or written until :meth:`open`.
 
         ``optimize_on_open_min_points``: build the HNSW index at open when at least that many
         points wait for it (None: never at open). ``flush_every_points``: flush on its own after
         that many written points, besides the explicit :meth:`flush` calls.
+        ``exact_search_points``: points kept in memory for exact search (0: none, every search
+        goes to the engine).
         """
         self.path = Path(path)
         self.dim = dim
@@ -128,12 +138,16 @@ class EdgeVectorStore:
         # also orders calls against close() so that none runs on a released shard.
         self._lock = threading.Lock()
         self._unflushed = 0
+        # Read and written only under the lock, like the shard they mirror.
+        self._matrices = BankMatrices(dim, exact_search_points)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EdgeVectorStore:
         """Build the store the settings describe (no I/O)."""
         return cls(
-            settings.data_path / "qdrant" / settings.qdrant_collection, dim=settings.embedding_dim
+            settings.data_path / "qdrant" / settings.qdrant_collection,
+            dim=settings.embedding_dim,
+            exact_search_points=settings.exact_search_points,
         )
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -208,6 +222,7 @@ class EdgeVectorStore:
             finally:
                 shard.close()
                 self._unflushed = 0
+                self._matrices.clear()
 
     async def healthy(self) -> bool:
         """Return True when the shard is open and answers a count."""
@@ -267,7 +282,19 @@ class EdgeVectorStore:
                     [qe.Point(i, v.tolist(), payload_dict(p.payload)) for i, v, p in batch]
                 )
 
-            await self._write(build, len(batch))
+            def mirror(batch: list[tuple[str, Vector, VectorPoint]] = batch) -> None:
+                by_bank: dict[str, list[tuple[str, Vector, VectorPoint]]] = {}
+                for entry in batch:
+                    by_bank.setdefault(entry[2].payload.bank_id, []).append(entry)
+                for bank_id, entries in by_bank.items():
+                    self._matrices.put(
+                        bank_id,
+                        [i for i, _, _ in entries],
+                        np.stack([v for _, v, _ in entries]),
+                        [p.payload.state for _, _, p in entries],
+                    )
+
+            await self._write(build, len(batch), mirror)
 
     def _checked_vector(self, point: VectorPoint) -> Vector:
         vector = np.asarray(point.vector, dtype=np.float32)
@@ -282,25 +309,45 @@ class EdgeVectorStore:
         if ids:
             where = _ids_of_bank(bank_id, ids)
             await self._write(
-                lambda: qe.UpdateOperation.set_payload_by_filter(where, {"state": state}), len(ids)
+                lambda: qe.UpdateOperation.set_payload_by_filter(where, {"state": state}),
+                len(ids),
+                lambda: self._matrices.set_state(bank_id, [canonical_id(i) for i in ids], state),
             )
 
     async def delete(self, bank_id: str, ids: Sequence[str]) -> None:
         """Remove points of one bank by id (ids of other banks are left alone)."""
         if ids:
             where = _ids_of_bank(bank_id, ids)
-            await self._write(lambda: qe.UpdateOperation.delete_points_by_filter(where), len(ids))
+            await self._write(
+                lambda: qe.UpdateOperation.delete_points_by_filter(where),
+                len(ids),
+                lambda: self._matrices.remove(bank_id, [canonical_id(i) for i in ids]),
+            )
 
     async def delete_bank(self, bank_id: str) -> None:
         """Remove every point of a bank."""
         where = qe.Filter(must=[_condition(bank_condition(bank_id))])
-        await self._write(lambda: qe.UpdateOperation.delete_points_by_filter(where), 1)
+        await self._write(
+            lambda: qe.UpdateOperation.delete_points_by_filter(where),
+            1,
+            lambda: self._matrices.drop(bank_id),
+        )
 
-    async def _write(self, operation: Callable[[], qe.UpdateOperation], points: int) -> None:
-        """Apply one update (built in the worker thread) and flush every ``flush_every_points``."""
+    async def _write(
+        self,
+        operation: Callable[[], qe.UpdateOperation],
+        points: int,
+        mirror: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Apply one update (built in the worker thread) and flush every ``flush_every_points``.
+
+        ``mirror`` makes the same change to the banks kept in memory, under the same lock,
+        once the engine has taken it.
+        """
 
         def apply(shard: qe.EdgeShard) -> None:
             shard.update(operation())
+            mirror()
             self._unflushed += points
             if self._unflushed >= self.flush_every_points:
                 self._flush_locked(shard)
@@ -317,21 +364,37 @@ class EdgeVectorStore:
         return found[0]
 
     async def search_many(
-        self, vectors: QueryVectors, where: VectorFilter, limit: int
+        self,
+        vectors: QueryVectors,
+        where: VectorFilter,
+        limit: int,
+        min_score: float | None = None,
     ) -> list[list[VectorHit]]:
-        """One search per vector in a single engine call (a batch shares the segment scan)."""
+        """One search per vector: from the bank kept in memory, else in one engine call."""
         plan = filter_plan(where)
         if plan is None or limit <= 0 or len(vectors) == 0:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:
             raise ValueError(f"query vectors have shape {queries.shape}, expected (n, {self.dim})")
+        if where == VectorFilter(bank_id=where.bank_id, states=where.states):
+
+            def exact(shard: qe.EdgeShard) -> list[list[VectorHit]] | None:
+                matrix = self._kept_matrix(shard, where.bank_id)
+                if matrix is None:
+                    return None
+                return matrix.search(queries, where.states, limit, min_score)
+
+            found = await self._run(exact)
+            if found is not None:
+                return found
         engine_filter = qe.Filter(must=[_condition(c) for c in plan])
         requests = [
             qe.QueryRequest(
                 query=qe.Query.Nearest(query.tolist()),
                 filter=engine_filter,
                 limit=limit,
+                score_threshold=min_score,
                 params=qe.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, limit)),
                 with_payload=False,
                 with_vector=False,
@@ -341,6 +404,48 @@ class EdgeVectorStore:
         batch = qe.QueryBatchRequest(requests)
         results = await self._run(lambda shard: shard.query_batch(batch))
         return [[VectorHit(str(p.id), float(p.score)) for p in points] for points in results]
+
+    def _kept_matrix(self, shard: qe.EdgeShard, bank_id: str) -> BankMatrix | None:
+        """The bank's in-memory copy, loaded from the shard at its first search (under the lock).
+
+        None when the bank is too big to keep, or exact search is off.
+        """
+        matrix = self._matrices.get(bank_id)
+        if matrix is not None:
+            return matrix
+        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+        points = shard.count(qe.CountRequest(exact=True, filter=where))
+        if not self._matrices.may_keep(bank_id, points):
+            return None
+        started = time.perf_counter()
+        matrix = BankMatrix(self.dim)
+        offset: Any = None
+        while True:
+            records, offset = shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset,
+                    limit=SCROLL_PAGE,
+                    filter=where,
+                    with_payload=qe.PayloadSelector.Include(["state"]),
+                    with_vector=True,
+                )
+            )
+            if records:
+                matrix.put(
+                    [str(r.id) for r in records],
+                    np.asarray([_vector_of(r) for r in records], dtype=np.float32),
+                    [(r.payload or {}).get("state", "valid") for r in records],
+                )
+            if offset is None:
+                break
+        self._matrices.keep(bank_id, matrix)
+        log.info(
+            "bank %s: %d vectors loaded for exact search in %.1f s",
+            bank_id,
+            len(matrix),
+            time.perf_counter() - started,
+        )
+        return self._matrices.get(bank_id)
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""
@@ -384,6 +489,12 @@ class EdgeVectorStore:
             if self._shard is None:
                 raise Unavailable(f"the Qdrant Edge shard at {self.path} is not open")
             return call(self._shard)
+
+
+def _vector_of(record: qe.Record) -> Any:
+    # The one unnamed vector; the binding may hand it back keyed by its (empty) name.
+    vector = record.vector
+    return next(iter(vector.values())) if isinstance(vector, dict) else vector
 
 
 def _payload_indexes() -> dict[str, qe.KeywordIndexParams | qe.FloatIndexParams]:

@@ -207,7 +207,11 @@ class ServerVectorStore:
         return found[0]
 
     async def search_many(
-        self, vectors: QueryVectors, where: VectorFilter, limit: int
+        self,
+        vectors: QueryVectors,
+        where: VectorFilter,
+        limit: int,
+        min_score: float | None = None,
     ) -> list[list[VectorHit]]:
         """One search per vector, sent as one batch request."""
         plan = filter_plan(where)
@@ -229,6 +233,7 @@ class ServerVectorStore:
                     query=query.tolist(),
                     filter=query_filter,
                     limit=limit,
+                    score_threshold=min_score,
                     params=params,
                     with_payload=False,
                     with_vector=False,

@@ -97,11 +97,17 @@ class VectorStore(Protocol):
         """Nearest neighbours by cosine similarity, best first."""
 
     async def search_many(
-        self, vectors: QueryVectors, where: VectorFilter, limit: int
+        self,
+        vectors: QueryVectors,
+        where: VectorFilter,
+        limit: int,
+        min_score: float | None = None,
     ) -> list[list[VectorHit]]:
         """One nearest-neighbour search per vector, in one engine call.
 
         Much cheaper per query than separate calls while segments are scanned exhaustively.
+        ``min_score`` drops hits of a lower cosine similarity (inside the search, so that a
+        caller that wants only close points does not sort all of them).
         """
 
     async def ids(self, bank_id: str) -> set[str]:

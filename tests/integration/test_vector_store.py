@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import get_args
 
@@ -126,6 +126,25 @@ async def test_search_many_answers_each_query_like_search(store: VectorStore) ->
     assert batched == [await store.search(q, where, limit=3) for q in queries]
     assert all(len(hits) == 3 for hits in batched)
     assert await store.search_many([], where, limit=3) == []
+
+
+async def test_min_score_drops_hits_below_it(store: VectorStore) -> None:
+    near, middle, far = (
+        point("b1", unit(1, 0.1)),
+        point("b1", unit(1, 1)),
+        point("b1", unit(0, 1)),
+    )
+    await store.upsert([near, middle, far, point("b2", unit(1))])
+    where = VectorFilter(bank_id="b1")
+
+    found = await store.search_many([unit(1), unit(0, 1)], where, limit=10, min_score=0.7)
+
+    assert [[hit.id for hit in hits] for hits in found] == [
+        [near.id, middle.id],
+        [far.id, middle.id],
+    ]
+    assert all(hit.score >= 0.7 for hits in found for hit in hits)
+    assert await store.search_many([unit(-1)], where, limit=10, min_score=0.7) == [[]]
 
 
 async def test_point_of_another_bank_is_never_returned_even_when_closer(store: VectorStore) -> None:
@@ -480,3 +499,74 @@ async def test_server_refuses_a_collection_of_another_dimension(tmp_path: Path) 
             await other.open()
     finally:
         await other.close()
+
+
+def random_points(rng: np.random.Generator, bank: str, ids: list[str]) -> list[VectorPoint]:
+    vectors = rng.standard_normal((len(ids), DIM)).astype(np.float32)
+    return [point(bank, v.tolist(), id=i) for i, v in zip(ids, vectors, strict=True)]
+
+
+async def assert_same_answers(stores: list[EdgeVectorStore], rng: np.random.Generator) -> None:
+    """Every store answers every bank, state filter, limit and min_score like the first one."""
+    queries = rng.standard_normal((4, DIM)).astype(np.float32)
+    wheres = [
+        VectorFilter(bank_id=bank, states=states)  # type: ignore[arg-type]
+        for bank in ("a", "b", "c")
+        for states in (("valid",), ("invalidated",), ("valid", "invalidated"))
+    ]
+    for where in wheres:
+        for limit, min_score in ((5, None), (50, 0.5), (200, None)):
+            engine, *others = [
+                await s.search_many(queries, where, limit, min_score=min_score) for s in stores
+            ]
+            for other in others:
+                assert [[h.id for h in hits] for hits in other] == [
+                    [h.id for h in hits] for hits in engine
+                ]
+                assert [h.score for hits in other for h in hits] == pytest.approx(
+                    [h.score for hits in engine for h in hits], abs=1e-5
+                )
+
+
+async def test_edge_in_memory_search_answers_like_the_engine(tmp_path: Path) -> None:
+    """Three shards take the same writes: one searched only by the engine, one from memory,
+    one from memory under a cap that drops banks and leaves the biggest to the engine."""
+    stores = [
+        EdgeVectorStore(tmp_path / "engine", dim=DIM, exact_search_points=0),
+        EdgeVectorStore(tmp_path / "memory", dim=DIM),
+        EdgeVectorStore(tmp_path / "capped", dim=DIM, exact_search_points=90),
+    ]
+    rng = np.random.default_rng(11)
+    ids = {bank: [new_id() for _ in range(n)] for bank, n in (("a", 100), ("b", 60), ("c", 30))}
+
+    async def apply(step: Callable[[VectorStore], Awaitable[None]]) -> None:
+        for store in stores:
+            await step(store)
+
+    async def upsert(points: list[VectorPoint]) -> None:
+        await apply(lambda s: s.upsert(points))
+
+    for store in stores:
+        await store.open()
+    try:
+        for bank, chosen in ids.items():
+            await upsert(random_points(rng, bank, chosen[: len(chosen) // 2]))
+        await assert_same_answers(stores, rng)  # the banks are loaded into memory here
+        for bank, chosen in ids.items():
+            await upsert(random_points(rng, bank, chosen[len(chosen) // 2 :]))
+        await upsert(random_points(rng, "a", ids["a"][:10]))  # new vectors for the same ids
+        await upsert(random_points(rng, "c", ids["b"][:5]))  # points that move to another bank
+        await apply(lambda s: s.set_state("a", ids["a"][10:40], "invalidated"))
+        await apply(lambda s: s.set_state("a", ids["a"][10:20], "valid"))
+        await apply(lambda s: s.delete("b", ids["b"][5:25] + ids["a"][:3]))
+        await assert_same_answers(stores, rng)
+
+        await apply(lambda s: s.delete_bank("c"))
+        await upsert(random_points(rng, "c", ids["c"][:8]))
+        for store in stores:
+            await store.close()
+            await store.open()
+        await assert_same_answers(stores, rng)
+    finally:
+        for store in stores:
+            await store.close()

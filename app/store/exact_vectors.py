@@ -1,0 +1,231 @@
+"""Exact in-memory search over banks' vectors: one float32 matrix and one state per point.
+
+The embedded store (``qdrant_edge``) answers the searches that filter by bank and state only
+(semantic linking at retain, plain recall queries) from here. Qdrant Edge scans a bank's
+unindexed points holding the GIL, 2.9 ms a query at 50k points, and so stalls the whole
+service; a matrix product releases the GIL and costs a fraction of that (decision 0011).
+
+Pure numpy, no I/O and no locking: the owner feeds every write it makes to the engine through
+here and serialises the calls.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from typing import get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from app.store.vectors import MemoryState, VectorHit
+
+Matrix = npt.NDArray[np.float32]
+
+_STATE_CODES: dict[str, int] = {state: code for code, state in enumerate(get_args(MemoryState))}
+
+
+def _unit_rows(vectors: Matrix) -> Matrix:
+    # Cosine similarity, as the engine computes it: both sides normalised, then a dot product.
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: Matrix = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return unit
+
+
+class BankMatrix:
+    """One bank's points: ids, unit vectors and states, searched exactly by cosine."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._vectors: Matrix = np.zeros((0, dim), dtype=np.float32)
+        self._states = np.zeros(0, dtype=np.int8)
+        self._ids: list[str] = []
+        self._row_of: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, point_id: object) -> bool:
+        return point_id in self._row_of
+
+    def put(self, ids: Sequence[str], vectors: Matrix, states: Sequence[MemoryState]) -> None:
+        """Insert points, or replace those already here (for a repeated id the last one wins)."""
+        unit = _unit_rows(np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim))
+        for point_id, vector, state in zip(ids, unit, states, strict=True):
+            row = self._row_of.get(point_id)
+            if row is None:
+                row = len(self._ids)
+                self._reserve(row + 1)
+                self._ids.append(point_id)
+                self._row_of[point_id] = row
+            self._vectors[row] = vector
+            self._states[row] = _STATE_CODES[state]
+
+    def set_state(self, ids: Iterable[str], state: MemoryState) -> None:
+        """Change the state of the given points (ids not here are ignored)."""
+        rows = [self._row_of[i] for i in ids if i in self._row_of]
+        self._states[rows] = _STATE_CODES[state]
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Remove the given points (ids not here are ignored); the last row fills each gap."""
+        for point_id in ids:
+            row = self._row_of.pop(point_id, None)
+            if row is None:
+                continue
+            last = len(self._ids) - 1
+            if row != last:
+                moved = self._ids[last]
+                self._ids[row] = moved
+                self._row_of[moved] = row
+                self._vectors[row] = self._vectors[last]
+                self._states[row] = self._states[last]
+            self._ids.pop()
+
+    def search(
+        self,
+        queries: Matrix,
+        states: Sequence[MemoryState],
+        limit: int,
+        min_score: float | None = None,
+    ) -> list[list[VectorHit]]:
+        """The ``limit`` nearest points in one of ``states`` per query, best first.
+
+        With ``min_score`` only hits scoring at least that much are kept, and the top-k
+        selection runs over those few instead of over every point of the bank.
+        """
+        count = len(self._ids)
+        if count == 0 or limit <= 0 or len(queries) == 0:
+            return [[] for _ in queries]
+        scores = _unit_rows(np.asarray(queries, dtype=np.float32)) @ self._vectors[:count].T
+        allowed = np.isin(self._states[:count], [_STATE_CODES[s] for s in states])
+        if not allowed.all():
+            scores[:, ~allowed] = -np.inf
+        if min_score is not None:
+            return self._above(scores, limit, min_score)
+        return self._top(scores, limit)
+
+    def _above(self, scores: Matrix, limit: int, min_score: float) -> list[list[VectorHit]]:
+        query_of, row_of = np.nonzero(scores >= min_score)
+        found = scores[query_of, row_of]
+        # Grouped by query, best first within each; ties by row for a stable answer.
+        order = np.lexsort((row_of, -found, query_of))
+        query_of, row_of, found = query_of[order], row_of[order], found[order]
+        bounds = np.searchsorted(query_of, np.arange(len(scores) + 1))
+        hits = []
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            stop = min(stop, start + limit)
+            hits.append(self._hits(row_of[start:stop], found[start:stop]))
+        return hits
+
+    def _top(self, scores: Matrix, limit: int) -> list[list[VectorHit]]:
+        k = min(limit, scores.shape[1])
+        if k < scores.shape[1]:
+            best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        else:
+            best = np.broadcast_to(np.arange(k), (len(scores), k))
+        hits = []
+        for query_scores, rows in zip(scores, best, strict=True):
+            kept = rows[np.isfinite(query_scores[rows])]
+            kept = kept[np.lexsort((kept, -query_scores[kept]))]
+            hits.append(self._hits(kept, query_scores[kept]))
+        return hits
+
+    def _hits(self, rows: npt.NDArray[np.intp], found: Matrix) -> list[VectorHit]:
+        return [
+            VectorHit(self._ids[row], score)
+            for row, score in zip(rows.tolist(), found.tolist(), strict=True)
+        ]
+
+    def _reserve(self, rows: int) -> None:
+        if rows <= len(self._vectors):
+            return
+        # Grow by a quarter: a bank's matrix is the bulk of the memory this costs.
+        capacity = max(rows, len(self._vectors) + len(self._vectors) // 4, 1024)
+        vectors = np.zeros((capacity, self.dim), dtype=np.float32)
+        vectors[: len(self._ids)] = self._vectors[: len(self._ids)]
+        states = np.zeros(capacity, dtype=np.int8)
+        states[: len(self._ids)] = self._states[: len(self._ids)]
+        self._vectors, self._states = vectors, states
+
+
+class BankMatrices:
+    """The banks kept in memory, at most ``max_points`` points in all.
+
+    Adding a bank drops the least recently used ones until it fits; a bank that alone holds more
+    than ``max_points`` is not kept (its searches go to the engine) and is remembered as such
+    until it is deleted.
+    """
+
+    def __init__(self, dim: int, max_points: int) -> None:
+        self.dim = dim
+        self.max_points = max_points
+        self._banks: OrderedDict[str, BankMatrix] = OrderedDict()
+        self._too_big: set[str] = set()
+
+    def get(self, bank_id: str) -> BankMatrix | None:
+        """The bank's matrix if it is kept (and mark it used)."""
+        matrix = self._banks.get(bank_id)
+        if matrix is not None:
+            self._banks.move_to_end(bank_id)
+        return matrix
+
+    def may_keep(self, bank_id: str, points: int) -> bool:
+        """False when the bank is known to be (or is) too big to keep."""
+        if self.max_points <= 0:
+            return False
+        if bank_id in self._too_big or points > self.max_points:
+            self._too_big.add(bank_id)
+            return False
+        return True
+
+    def keep(self, bank_id: str, matrix: BankMatrix) -> None:
+        """Keep a freshly loaded bank (dropping others as needed, see the class docstring)."""
+        if self.may_keep(bank_id, len(matrix)):
+            self._banks[bank_id] = matrix
+            self._fit(bank_id)
+
+    def put(
+        self, bank_id: str, ids: Sequence[str], vectors: Matrix, states: Sequence[MemoryState]
+    ) -> None:
+        """Points written to ``bank_id``: each moves out of any other kept bank."""
+        for other_id, other in self._banks.items():
+            if other_id != bank_id:
+                other.remove(ids)
+        matrix = self._banks.get(bank_id)
+        if matrix is not None:
+            matrix.put(ids, vectors, states)
+            self._fit(bank_id)
+
+    def set_state(self, bank_id: str, ids: Sequence[str], state: MemoryState) -> None:
+        """The state of points of ``bank_id`` changed."""
+        matrix = self._banks.get(bank_id)
+        if matrix is not None:
+            matrix.set_state(ids, state)
+
+    def remove(self, bank_id: str, ids: Sequence[str]) -> None:
+        """Points of ``bank_id`` were deleted."""
+        matrix = self._banks.get(bank_id)
+        if matrix is not None:
+            matrix.remove(ids)
+
+    def drop(self, bank_id: str) -> None:
+        """The bank was deleted: forget it (and that it was too big)."""
+        self._banks.pop(bank_id, None)
+        self._too_big.discard(bank_id)
+
+    def clear(self) -> None:
+        """Forget every bank (the engine closed)."""
+        self._banks.clear()
+        self._too_big.clear()
+
+    def _fit(self, bank_id: str) -> None:
+        total = sum(len(m) for m in self._banks.values())
+        for other_id in list(self._banks):
+            if total <= self.max_points:
+                return
+            if other_id != bank_id:
+                total -= len(self._banks.pop(other_id))
+        if total > self.max_points:
+            # Grown past the cap on its own: from now on the engine searches it.
+            self._banks.pop(bank_id, None)
+            self._too_big.add(bank_id)
