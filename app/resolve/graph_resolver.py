@@ -53,9 +53,8 @@ class _NameRow(msgspec.Struct):
     stated: bool = False
 
 
-class _NeighbourRow(msgspec.Struct):
+class _NeighbourInfoRow(msgspec.Struct):
     id: str
-    count: int
     degree: int
     series: str = ""
 
@@ -70,7 +69,8 @@ class _EntityRow(msgspec.Struct):
     is_label: bool
     degree: int
     names: list[_NameRow]
-    neighbours: list[_NeighbourRow]
+    neighbour_ids: list[str]
+    neighbour_counts: list[int]
     decided_apart: list[str]
 
 
@@ -278,9 +278,15 @@ class GraphResolver:
             {"bank_id": bank_id, "ids": sorted(ids), "max_neighbours": MAX_NEIGHBOURS},
             _EntityRow,
         )
+        unknown = {n for row in rows for n in row.neighbour_ids} - ws.neighbour_info.keys()
+        if unknown:
+            for n in await tx.rows(
+                "resolve/neighbour_info",
+                {"bank_id": bank_id, "ids": sorted(unknown)},
+                _NeighbourInfoRow,
+            ):
+                ws.neighbour_info[n.id] = NeighbourInfo(n.degree, n.series)
         for row in rows:
-            for n in row.neighbours:
-                ws.neighbour_info.setdefault(n.id, NeighbourInfo(n.degree, n.series))
             ws.load(
                 WorkingEntity(
                     id=row.id,
@@ -290,8 +296,10 @@ class GraphResolver:
                     last=row.last_seen,
                     names={n.key: n.stated for n in row.names},
                     mentions=row.mention_count,
-                    neighbours=_counter((n.id, n.count) for n in row.neighbours),
-                    unloaded_degree=max(0, row.degree - len(row.neighbours)),
+                    neighbours=_counter(
+                        zip(row.neighbour_ids, row.neighbour_counts, strict=True)
+                    ),
+                    unloaded_degree=max(0, row.degree - len(row.neighbour_ids)),
                     is_label=row.is_label,
                     decided_apart=set(row.decided_apart),
                 )
