@@ -33,7 +33,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
     qdrant_collection: str = "mnemo_memories"
-    # Qdrant Edge only: points kept in memory for exact search by bank and state (~1.5 KB
+    # Qdrant Edge only: points kept in memory for retain's semantic-link search (~1.5 KB
     # each at 384-d; least recently searched banks go first); 0: the engine answers all.
     exact_search_points: int = 250_000
 

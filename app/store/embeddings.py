@@ -158,7 +158,8 @@ def _forbid_hub_downloads() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _l2_normalise(rows: Vectors) -> Vectors:
+def l2_normalise(rows: Vectors) -> Vectors:
+    """Rows scaled to unit length (a zero row stays zero)."""
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     # A zero row (cannot happen with mean pooling, but a custom model might) stays zero.
     normalised: Vectors = (rows / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
@@ -257,7 +258,7 @@ class Embedder:
             self._idle.put(model)
         embedded = np.empty((len(texts), len(rows[0])), dtype=np.float32)
         embedded[order] = np.asarray(rows, dtype=np.float32)
-        return _l2_normalise(embedded)
+        return l2_normalise(embedded)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed texts as an ``(n, dim)`` float32 array of L2-normalised rows, in input order."""

@@ -1,9 +1,10 @@
 """Exact in-memory search over banks' vectors: one float32 matrix and one state per point.
 
-The embedded store (``qdrant_edge``) answers the searches that filter by bank and state only
-(semantic linking at retain, plain recall queries) from here. Qdrant Edge scans a bank's
+The embedded store (``qdrant_edge``) answers batched searches with a score threshold that
+filter by bank and state only (retain's semantic links) from here. Qdrant Edge scans a bank's
 unindexed points holding the GIL, 2.9 ms a query at 50k points, and so stalls the whole
-service; a matrix product releases the GIL and costs a fraction of that (decision 0011).
+service; a matrix product releases the GIL and, with the threshold applied before any
+sorting, costs a fraction of that (decision 0011).
 
 Pure numpy, no I/O and no locking: the owner feeds every write it makes to the engine through
 here and serialises the calls.
@@ -18,18 +19,12 @@ from typing import get_args
 import numpy as np
 import numpy.typing as npt
 
+from app.store.embeddings import l2_normalise
 from app.store.vectors import MemoryState, VectorHit
 
 Matrix = npt.NDArray[np.float32]
 
 _STATE_CODES: dict[str, int] = {state: code for code, state in enumerate(get_args(MemoryState))}
-
-
-def _unit_rows(vectors: Matrix) -> Matrix:
-    # Cosine similarity, as the engine computes it: both sides normalised, then a dot product.
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit: Matrix = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
-    return unit
 
 
 class BankMatrix:
@@ -50,7 +45,8 @@ class BankMatrix:
 
     def put(self, ids: Sequence[str], vectors: Matrix, states: Sequence[MemoryState]) -> None:
         """Insert points, or replace those already here (for a repeated id the last one wins)."""
-        unit = _unit_rows(np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim))
+        # Cosine similarity, as the engine computes it: both sides normalised, then a dot product.
+        unit = l2_normalise(np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim))
         for point_id, vector, state in zip(ids, unit, states, strict=True):
             row = self._row_of.get(point_id)
             if row is None:
@@ -82,29 +78,20 @@ class BankMatrix:
             self._ids.pop()
 
     def search(
-        self,
-        queries: Matrix,
-        states: Sequence[MemoryState],
-        limit: int,
-        min_score: float | None = None,
+        self, queries: Matrix, states: Sequence[MemoryState], limit: int, min_score: float
     ) -> list[list[VectorHit]]:
-        """The ``limit`` nearest points in one of ``states`` per query, best first.
+        """Per query, the ``limit`` best points in ``states`` scoring ``min_score`` or more.
 
-        With ``min_score`` only hits scoring at least that much are kept, and the top-k
-        selection runs over those few instead of over every point of the bank.
+        Hits come best first. The threshold is what makes this cheap: top-k selection sorts
+        the few points above it, not every point of the bank.
         """
         count = len(self._ids)
         if count == 0 or limit <= 0 or len(queries) == 0:
             return [[] for _ in queries]
-        scores = _unit_rows(np.asarray(queries, dtype=np.float32)) @ self._vectors[:count].T
+        scores = l2_normalise(np.asarray(queries, dtype=np.float32)) @ self._vectors[:count].T
         allowed = np.isin(self._states[:count], [_STATE_CODES[s] for s in states])
         if not allowed.all():
             scores[:, ~allowed] = -np.inf
-        if min_score is not None:
-            return self._above(scores, limit, min_score)
-        return self._top(scores, limit)
-
-    def _above(self, scores: Matrix, limit: int, min_score: float) -> list[list[VectorHit]]:
         query_of, row_of = np.nonzero(scores >= min_score)
         found = scores[query_of, row_of]
         # Grouped by query, best first within each; ties by row for a stable answer.
@@ -115,19 +102,6 @@ class BankMatrix:
         for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             stop = min(stop, start + limit)
             hits.append(self._hits(row_of[start:stop], found[start:stop]))
-        return hits
-
-    def _top(self, scores: Matrix, limit: int) -> list[list[VectorHit]]:
-        k = min(limit, scores.shape[1])
-        if k < scores.shape[1]:
-            best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-        else:
-            best = np.broadcast_to(np.arange(k), (len(scores), k))
-        hits = []
-        for query_scores, rows in zip(scores, best, strict=True):
-            kept = rows[np.isfinite(query_scores[rows])]
-            kept = kept[np.lexsort((kept, -query_scores[kept]))]
-            hits.append(self._hits(kept, query_scores[kept]))
         return hits
 
     def _hits(self, rows: npt.NDArray[np.intp], found: Matrix) -> list[VectorHit]:

@@ -22,12 +22,14 @@ Measured facts that shape this adapter (qdrant-edge-py 0.9, two cores):
   and lets the log be truncated; it runs when the retain pipeline asks (after each retain; ~10 ms
   for a small batch), every ``flush_every_points`` written points (replaying 50k logged points
   takes ~1.4 s at start), and on ``close``. It is skipped when nothing was written since.
-* Searches filtered by bank and state only (semantic linking at retain, plain recall queries)
-  are answered from an in-memory copy of the bank's vectors (``exact_vectors``), loaded at the
+* Searches with a ``min_score`` filtered by bank and state only (retain's semantic links) are
+  answered from an in-memory copy of the bank's vectors (``exact_vectors``), loaded at the
   bank's first such search and kept current by every write made here: a matrix product that
   releases the GIL, where the engine's exhaustive scan of an unindexed bank holds it for
   ~3 ms a query at 50k points. ``exact_search_points`` caps the points kept (least recently
-  searched banks go first); a bank over the cap, and every other filter, go to the engine.
+  searched banks go first); a bank over the cap goes to the engine. Recall's queries (no
+  threshold, one at a time) keep the engine and its HNSW index, which answers one query
+  faster than a scan of every vector.
 * The HNSW layout is Qdrant's multi-tenant recipe: no global graph (``m=0``), one graph per bank
   (``payload_m=16`` on the ``is_tenant`` ``bank_id`` index), built only for banks whose vectors
   outgrow ``full_scan_threshold`` (10 MB, about 6,500 384-d points); smaller banks are always
@@ -40,7 +42,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -126,8 +128,8 @@ class EdgeVectorStore:
         ``optimize_on_open_min_points``: build the HNSW index at open when at least that many
         points wait for it (None: never at open). ``flush_every_points``: flush on its own after
         that many written points, besides the explicit :meth:`flush` calls.
-        ``exact_search_points``: points kept in memory for exact search (0: none, every search
-        goes to the engine).
+        ``exact_search_points``: points kept in memory for thresholded searches (0: none, every
+        search goes to the engine).
         """
         self.path = Path(path)
         self.dim = dim
@@ -347,7 +349,11 @@ class EdgeVectorStore:
 
         def apply(shard: qe.EdgeShard) -> None:
             shard.update(operation())
-            mirror()
+            try:
+                mirror()
+            except Exception:  # the copies only cache the shard: reload them, never trust them
+                log.exception("updating the in-memory vectors failed; they will be reloaded")
+                self._matrices.clear()
             self._unflushed += points
             if self._unflushed >= self.flush_every_points:
                 self._flush_locked(shard)
@@ -377,13 +383,14 @@ class EdgeVectorStore:
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:
             raise ValueError(f"query vectors have shape {queries.shape}, expected (n, {self.dim})")
-        if where == VectorFilter(bank_id=where.bank_id, states=where.states):
+        if min_score is not None and _bank_and_state_only(where):
+            threshold = min_score
 
             def exact(shard: qe.EdgeShard) -> list[list[VectorHit]] | None:
                 matrix = self._kept_matrix(shard, where.bank_id)
                 if matrix is None:
                     return None
-                return matrix.search(queries, where.states, limit, min_score)
+                return matrix.search(queries, where.states, limit, threshold)
 
             found = await self._run(exact)
             if found is not None:
@@ -419,25 +426,14 @@ class EdgeVectorStore:
             return None
         started = time.perf_counter()
         matrix = BankMatrix(self.dim)
-        offset: Any = None
-        while True:
-            records, offset = shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset,
-                    limit=SCROLL_PAGE,
-                    filter=where,
-                    with_payload=qe.PayloadSelector.Include(["state"]),
-                    with_vector=True,
-                )
-            )
+        pages = _scroll_bank(shard, bank_id, payload=qe.PayloadSelector.Include(["state"]))
+        for records in pages:
             if records:
                 matrix.put(
                     [str(r.id) for r in records],
                     np.asarray([_vector_of(r) for r in records], dtype=np.float32),
                     [(r.payload or {}).get("state", "valid") for r in records],
                 )
-            if offset is None:
-                break
         self._matrices.keep(bank_id, matrix)
         log.info(
             "bank %s: %d vectors loaded for exact search in %.1f s",
@@ -449,24 +445,10 @@ class EdgeVectorStore:
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""
-        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
 
         def scroll_all(shard: qe.EdgeShard) -> set[str]:
-            found: set[str] = set()
-            offset: Any = None
-            while True:
-                records, offset = shard.scroll(
-                    qe.ScrollRequest(
-                        offset=offset,
-                        limit=SCROLL_PAGE,
-                        filter=where,
-                        with_payload=False,
-                        with_vector=False,
-                    )
-                )
-                found.update(str(record.id) for record in records)
-                if offset is None:
-                    return found
+            pages = _scroll_bank(shard, bank_id, payload=False, vectors=False)
+            return {str(record.id) for records in pages for record in records}
 
         # One locked call: pages of one scroll never interleave with writes.
         return await self._run(scroll_all)
@@ -489,6 +471,36 @@ class EdgeVectorStore:
             if self._shard is None:
                 raise Unavailable(f"the Qdrant Edge shard at {self.path} is not open")
             return call(self._shard)
+
+
+def _scroll_bank(
+    shard: qe.EdgeShard,
+    bank_id: str,
+    *,
+    payload: bool | qe.PayloadSelector,
+    vectors: bool = True,
+) -> Iterator[list[qe.Record]]:
+    """Every point of a bank, a page at a time (the caller holds the lock throughout)."""
+    where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+    offset: Any = None
+    while True:
+        records, offset = shard.scroll(
+            qe.ScrollRequest(
+                offset=offset,
+                limit=SCROLL_PAGE,
+                filter=where,
+                with_payload=payload,
+                with_vector=vectors,
+            )
+        )
+        yield records
+        if offset is None:
+            return
+
+
+def _bank_and_state_only(where: VectorFilter) -> bool:
+    """True for a filter the in-memory copy can answer (it knows each point's state only)."""
+    return where == VectorFilter(bank_id=where.bank_id, states=where.states)
 
 
 def _vector_of(record: qe.Record) -> Any:

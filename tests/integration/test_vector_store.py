@@ -515,7 +515,7 @@ async def assert_same_answers(stores: list[EdgeVectorStore], rng: np.random.Gene
         for states in (("valid",), ("invalidated",), ("valid", "invalidated"))
     ]
     for where in wheres:
-        for limit, min_score in ((5, None), (50, 0.5), (200, None)):
+        for limit, min_score in ((5, -1.0), (50, 0.5), (200, 0.0)):
             engine, *others = [
                 await s.search_many(queries, where, limit, min_score=min_score) for s in stores
             ]

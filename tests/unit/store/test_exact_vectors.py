@@ -20,7 +20,7 @@ def expected(
     query: np.ndarray,
     states: tuple[MemoryState, ...],
     limit: int,
-    min_score: float | None = None,
+    min_score: float = -1.0,
 ) -> list[str]:
     """The answer by brute force: every cosine, sorted."""
     q = query / np.linalg.norm(query)
@@ -29,7 +29,7 @@ def expected(
         for point_id, (v, state) in stored.items()
         if state in states
     ]
-    kept = [(s, i) for s, i in scored if min_score is None or s >= min_score]
+    kept = [(s, i) for s, i in scored if s >= min_score]
     return [i for _, i in sorted(kept, key=lambda si: -si[0])[:limit]]
 
 
@@ -45,11 +45,11 @@ def filled(
 
 
 @pytest.mark.parametrize("states", [("valid",), ("invalidated",), ("valid", "invalidated")])
-def test_top_hits_are_the_best_cosines_in_the_asked_states(states: tuple[MemoryState, ...]) -> None:
+def test_hits_are_the_best_cosines_in_the_asked_states(states: tuple[MemoryState, ...]) -> None:
     matrix, stored = filled(200)
     queries = random_rows(6, seed=2)
 
-    found = matrix.search(queries, states, limit=7)
+    found = matrix.search(queries, states, limit=7, min_score=-1.0)
 
     assert [[h.id for h in hits] for hits in found] == [
         expected(stored, q, states, 7) for q in queries
@@ -79,7 +79,7 @@ def test_min_score_keeps_only_close_points_and_still_caps_at_the_limit() -> None
 def test_a_limit_beyond_the_bank_returns_every_point_in_the_states() -> None:
     matrix, stored = filled(12)
 
-    (hits,) = matrix.search(random_rows(1, seed=4), ("valid",), limit=50)
+    (hits,) = matrix.search(random_rows(1, seed=4), ("valid",), limit=50, min_score=-1.0)
 
     assert sorted(h.id for h in hits) == sorted(i for i, (_, s) in stored.items() if s == "valid")
 
@@ -90,7 +90,7 @@ def test_replacing_a_point_changes_its_vector_and_state_in_place() -> None:
 
     matrix.put(["p3", "p3"], np.stack([-target, target]), ["invalidated", "valid"])
 
-    (hits,) = matrix.search(target[None, :], ("valid",), limit=1)
+    (hits,) = matrix.search(target[None, :], ("valid",), limit=1, min_score=0.0)
     assert len(matrix) == 20
     assert hits[0].id == "p3"
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
@@ -99,7 +99,7 @@ def test_replacing_a_point_changes_its_vector_and_state_in_place() -> None:
 def test_state_changes_and_removals_are_seen_by_the_next_search() -> None:
     matrix, stored = filled(50)
     query = random_rows(1, seed=5)
-    (before,) = matrix.search(query, ("valid",), limit=3)
+    (before,) = matrix.search(query, ("valid",), limit=3, min_score=-1.0)
     first, second = before[0].id, before[1].id
 
     matrix.set_state([first, "not-here"], "invalidated")
@@ -107,19 +107,21 @@ def test_state_changes_and_removals_are_seen_by_the_next_search() -> None:
     stored[first] = (stored[first][0], "invalidated")
     del stored[second]
 
-    (after,) = matrix.search(query, ("valid",), limit=3)
+    (after,) = matrix.search(query, ("valid",), limit=3, min_score=-1.0)
     assert [h.id for h in after] == expected(stored, query[0], ("valid",), 3)
     assert len(matrix) == 49 and second not in matrix
     # The row that filled the gap is still found under its own id.
-    (everything,) = matrix.search(query, ("valid", "invalidated"), limit=100)
+    (everything,) = matrix.search(query, ("valid", "invalidated"), limit=100, min_score=-1.0)
     assert sorted(h.id for h in everything) == sorted(stored)
 
 
 def test_an_empty_bank_or_no_queries_find_nothing() -> None:
-    assert BankMatrix(DIM).search(random_rows(2, seed=1), ("valid",), limit=5) == [[], []]
+    empty = BankMatrix(DIM)
+    assert empty.search(random_rows(2, seed=1), ("valid",), limit=5, min_score=-1.0) == [[], []]
     matrix, _ = filled(5)
-    assert matrix.search(np.zeros((0, DIM), np.float32), ("valid",), limit=5) == []
-    assert matrix.search(random_rows(1, seed=1), ("valid",), limit=0) == [[]]
+    assert matrix.search(np.zeros((0, DIM), np.float32), ("valid",), 5, min_score=-1.0) == []
+    assert matrix.search(random_rows(1, seed=1), ("valid",), limit=0, min_score=-1.0) == [[]]
+    assert matrix.search(random_rows(1, seed=1), ("valid",), limit=5, min_score=1.01) == [[]]
 
 
 def bank(count: int, seed: int = 1, prefix: str = "p") -> BankMatrix:
