@@ -130,8 +130,7 @@ class BankMatrices:
     until it is deleted.
     """
 
-    def __init__(self, dim: int, max_points: int) -> None:
-        self.dim = dim
+    def __init__(self, max_points: int) -> None:
         self.max_points = max_points
         self._banks: OrderedDict[str, BankMatrix] = OrderedDict()
         self._too_big: set[str] = set()

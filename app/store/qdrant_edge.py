@@ -141,7 +141,7 @@ class EdgeVectorStore:
         self._lock = threading.Lock()
         self._unflushed = 0
         # Read and written only under the lock, like the shard they mirror.
-        self._matrices = BankMatrices(dim, exact_search_points)
+        self._matrices = BankMatrices(exact_search_points)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EdgeVectorStore:
@@ -328,7 +328,7 @@ class EdgeVectorStore:
 
     async def delete_bank(self, bank_id: str) -> None:
         """Remove every point of a bank."""
-        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+        where = _bank_filter(bank_id)
         await self._write(
             lambda: qe.UpdateOperation.delete_points_by_filter(where),
             1,
@@ -420,9 +420,7 @@ class EdgeVectorStore:
         matrix = self._matrices.get(bank_id)
         if matrix is not None:
             return matrix
-        where = qe.Filter(must=[_condition(bank_condition(bank_id))])
-        points = shard.count(qe.CountRequest(exact=True, filter=where))
-        if not self._matrices.may_keep(bank_id, points):
+        if not self._matrices.may_keep(bank_id, _count_bank(shard, bank_id)):
             return None
         started = time.perf_counter()
         matrix = BankMatrix(self.dim)
@@ -455,10 +453,7 @@ class EdgeVectorStore:
 
     async def count(self, bank_id: str) -> int:
         """Return how many points a bank has."""
-        request = qe.CountRequest(
-            exact=True, filter=qe.Filter(must=[_condition(bank_condition(bank_id))])
-        )
-        return await self._run(lambda shard: shard.count(request))
+        return await self._run(lambda shard: _count_bank(shard, bank_id))
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -473,6 +468,14 @@ class EdgeVectorStore:
             return call(self._shard)
 
 
+def _bank_filter(bank_id: str) -> qe.Filter:
+    return qe.Filter(must=[_condition(bank_condition(bank_id))])
+
+
+def _count_bank(shard: qe.EdgeShard, bank_id: str) -> int:
+    return shard.count(qe.CountRequest(exact=True, filter=_bank_filter(bank_id)))
+
+
 def _scroll_bank(
     shard: qe.EdgeShard,
     bank_id: str,
@@ -481,7 +484,7 @@ def _scroll_bank(
     vectors: bool = True,
 ) -> Iterator[list[qe.Record]]:
     """Every point of a bank, a page at a time (the caller holds the lock throughout)."""
-    where = qe.Filter(must=[_condition(bank_condition(bank_id))])
+    where = _bank_filter(bank_id)
     offset: Any = None
     while True:
         records, offset = shard.scroll(

@@ -129,7 +129,7 @@ def bank(count: int, seed: int = 1, prefix: str = "p") -> BankMatrix:
 
 
 def test_banks_beyond_the_cap_drop_the_least_recently_searched() -> None:
-    kept = BankMatrices(DIM, max_points=100)
+    kept = BankMatrices(max_points=100)
     kept.keep("a", bank(40))
     kept.keep("b", bank(40))
     assert kept.get("a") is not None  # a is now the more recently used
@@ -141,7 +141,7 @@ def test_banks_beyond_the_cap_drop_the_least_recently_searched() -> None:
 
 
 def test_a_bank_too_big_alone_is_left_to_the_engine_until_it_is_deleted() -> None:
-    kept = BankMatrices(DIM, max_points=30)
+    kept = BankMatrices(max_points=30)
     kept.keep("small", bank(20))
 
     assert not kept.may_keep("big", 31)
@@ -154,11 +154,11 @@ def test_a_bank_too_big_alone_is_left_to_the_engine_until_it_is_deleted() -> Non
 
     kept.drop("small")
     assert kept.may_keep("small", 5)
-    assert not BankMatrices(DIM, max_points=0).may_keep("any", 0)
+    assert not BankMatrices(max_points=0).may_keep("any", 0)
 
 
 def test_a_point_written_to_another_bank_leaves_the_one_it_was_in() -> None:
-    kept = BankMatrices(DIM, max_points=1000)
+    kept = BankMatrices(max_points=1000)
     kept.keep("a", bank(10, prefix="a"))
     kept.keep("b", bank(10, seed=2, prefix="b"))
 
