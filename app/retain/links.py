@@ -46,6 +46,20 @@ def temporal_weight(a: datetime, b: datetime, policy: LinkPolicy = DEFAULT_LINKS
     return round(max(policy.temporal_floor, decayed), 4)
 
 
+def by_source(links: Sequence[Link]) -> list[dict[str, object]]:
+    """Links grouped by their source fact (up to 50 each): Neo4j finds each source once.
+
+    A pair given twice is sent once (the statement creates an edge per row it gets).
+    """
+    grouped: dict[str, dict[str, float]] = {}
+    for link in links:
+        grouped.setdefault(link.source, {})[link.target] = link.weight
+    return [
+        {"source": source, "links": [{"target": t, "weight": w} for t, w in targets.items()]}
+        for source, targets in grouped.items()
+    ]
+
+
 def semantic_pairs(
     ids: Sequence[str], vectors: npt.NDArray[np.float32], policy: LinkPolicy = DEFAULT_LINKS
 ) -> list[Link]:

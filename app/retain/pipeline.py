@@ -5,10 +5,15 @@ Phases, in this order (the order is what keeps the two stores honest):
 1. prepare (no lock): check limits, plan each document against its stored chunks, extract the
    chunks that changed, embed the new facts, find their semantic neighbours in the vector store;
 2. write (one Neo4j transaction, bank lock first): documents and chunks, retired facts, entity
-   resolution, facts (``vector_pending``), mentions, co-occurrences, temporal/semantic/causal
+   resolution, facts (``vector_pending``), mentions, co-occurrences, temporal and causal
    links — all or nothing;
-3. publish: upsert the vectors, flush, then clear ``vector_pending``. Recall ignores pending
-   facts; if the process dies before this phase ends, reconciliation finishes it.
+3. publish (no lock): upsert the vectors, flush, then one transaction writes the semantic links
+   and clears ``vector_pending``. Recall ignores pending facts; if the process dies before this
+   phase ends, reconciliation finishes it, links included.
+
+Semantic links wait for the publish because they are most of what a write creates (up to 50 a
+fact) and need no resolved entity: written outside the bank lock, they no longer hold up the
+next write of the bank (decision 0012).
 """
 
 from __future__ import annotations
@@ -45,12 +50,13 @@ from app.retain.extractors import ExtractionSettings, Extractor
 from app.retain.items import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
-from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs, temporal_weight
-from app.retain.publish import mark_vectors_written
+from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, by_source, temporal_weight
+from app.retain.publish import publish_facts
+from app.retain.semantic import SemanticLinkFinder
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx, cypher_datetime
 from app.store.search_keys import bank_key, tag_tokens
-from app.store.vectors import VectorFilter, VectorPayload, VectorPoint, VectorStore
+from app.store.vectors import VectorPayload, VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +171,7 @@ class RetainPipeline:
         self._resolver = resolver
         self._limits = limits
         self._links = links
+        self._semantic = SemanticLinkFinder(vectors, links)
         self._fault = fault_injection
         self._bank_locks = KeyedLocks()
 
@@ -214,18 +221,17 @@ class RetainPipeline:
         fresh = [f for p in prepared for f in p.facts]
         vectors = await self._embedder.embed([f.fact.text for f in fresh])
         semantic = await self.semantic_links(bank.id, [f.id for f in fresh], vectors)
-        # One write and publish of a bank at a time in this process. Neo4j's bank lock
-        # (retain/lock_bank) still orders writers across processes, but a publish waiting on
-        # it would wait for the whole next write, while the client that published could
-        # already be extracting its next batch; here the next write waits for a publish of
-        # a few milliseconds instead.
+        # One write of a bank at a time in this process: the writers queue here rather than
+        # each holding a Neo4j transaction open while they wait on the bank's lock
+        # (retain/lock_bank), which still orders writers across processes. The publish runs
+        # after it, while the next write of the bank goes on.
         async with self._bank_locks.hold(bank.id):
-            await self._write(bank, prepared, fresh, semantic, hooks)
-            if self._fault == CRASH_AFTER_GRAPH_WRITE:
-                log.critical("fault injection: exiting between the graph and the vector write")
-                os._exit(97)
-            retired = [m for p in prepared for m in p.retired_memory_ids]
-            await self._publish(bank.id, fresh, vectors, retired)
+            await self._write(bank, prepared, fresh, hooks)
+        if self._fault == CRASH_AFTER_GRAPH_WRITE:
+            log.critical("fault injection: exiting between the graph and the vector write")
+            os._exit(97)
+        retired = [m for p in prepared for m in p.retired_memory_ids]
+        await self._publish(bank.id, fresh, vectors, retired, semantic)
         return _response(bank.id, prepared, usage)
 
     # -- prepare ------------------------------------------------------------------------------
@@ -291,22 +297,8 @@ class RetainPipeline:
     async def semantic_links(
         self, bank_id: str, ids: Sequence[str], vectors: npt.NDArray[np.float32]
     ) -> list[Link]:
-        """Semantic links of facts (ids and their vectors): within the batch and to stored facts.
-
-        A fact never links to itself (an edited fact's previous vector is still stored).
-        """
-        links = semantic_pairs(list(ids), vectors, self._links)
-        found = await self._vectors.search_many(
-            vectors,
-            VectorFilter(bank_id=bank_id),
-            self._links.semantic_top_k,
-            min_score=self._links.semantic_threshold,
-        )
-        for fact_id, hits in zip(ids, found, strict=True):
-            links.extend(
-                Link(fact_id, hit.id, round(hit.score, 4)) for hit in hits if hit.id != fact_id
-            )
-        return links
+        """Semantic links of facts (ids and their vectors): among them and to stored facts."""
+        return await self._semantic.find(bank_id, ids, vectors)
 
     # -- write --------------------------------------------------------------------------------
 
@@ -315,7 +307,6 @@ class RetainPipeline:
         bank: Bank,
         prepared: Sequence[PreparedItem],
         fresh: Sequence[PreparedFact],
-        semantic: Sequence[Link],
         hooks: WriteHooks | None = None,
     ) -> None:
         active = [p for p in prepared if p.plan.status != "unchanged"]
@@ -329,10 +320,7 @@ class RetainPipeline:
             resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
             await self._write_facts(tx, bank.id, fresh, resolved)
             await self.write_links(
-                tx,
-                bank.id,
-                [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh],
-                semantic,
+                tx, bank.id, [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh], []
             )
             if hooks is not None:
                 await hooks.after_write(tx, bank.id)
@@ -484,7 +472,7 @@ class RetainPipeline:
                 await tx.run(name, {"bank_id": bank_id, "links": links})
         if semantic:
             await tx.run(
-                "retain/link_semantic", {"bank_id": bank_id, "sources": _by_source(semantic)}
+                "retain/link_semantic", {"bank_id": bank_id, "sources": by_source(semantic)}
             )
 
     # -- publish ------------------------------------------------------------------------------
@@ -495,6 +483,7 @@ class RetainPipeline:
         facts: Sequence[PreparedFact],
         vectors: npt.NDArray[np.float32],
         retired: Sequence[str],
+        semantic: Sequence[Link],
     ) -> None:
         if facts:
             await self._vectors.upsert(
@@ -508,7 +497,7 @@ class RetainPipeline:
         await self._vectors.flush()
         written = [f.id for f in facts] + list(retired)
         if written:
-            await mark_vectors_written(self._graph, bank_id, written)
+            await publish_facts(self._graph, bank_id, written, semantic)
 
 
 # -- pure helpers ---------------------------------------------------------------------------
@@ -601,20 +590,6 @@ def _to_resolve(fact: PreparedFact) -> FactToResolve:
             for e in fact.fact.entities
         ),
     )
-
-
-def _by_source(links: Sequence[Link]) -> list[dict[str, object]]:
-    """Links grouped by their source fact (up to 50 each): Neo4j finds each source once.
-
-    A pair given twice is sent once (the statement creates an edge per row it gets).
-    """
-    grouped: dict[str, dict[str, float]] = {}
-    for link in links:
-        grouped.setdefault(link.source, {})[link.target] = link.weight
-    return [
-        {"source": source, "links": [{"target": t, "weight": w} for t, w in targets.items()]}
-        for source, targets in grouped.items()
-    ]
 
 
 def _surfaces_by_entity(entities: Sequence[ResolvedMention]) -> dict[str, list[str]]:

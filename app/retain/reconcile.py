@@ -1,9 +1,10 @@
 """Two stores, one truth: repair what a crash between the Neo4j and the vector write left.
 
 A fact is written to Neo4j with ``vector_pending = true`` and becomes visible to recall only
-when its vector is confirmed. ``repair_pending`` finishes those writes from Neo4j's own copy
-(re-embedding the text); ``reconcile_bank`` also compares ids both ways, deleting vectors that
-have no fact and re-embedding facts that have no vector.
+when its vector is confirmed, together with its semantic links. ``repair_pending`` finishes
+those writes from Neo4j's own copy (re-embedding the text, finding the links again);
+``reconcile_bank`` also compares ids both ways, deleting vectors that have no fact and
+re-embedding facts that have no vector.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from datetime import datetime
 
 import msgspec
 
-from app.retain.publish import mark_vectors_written
-from app.store.embeddings import Embedder
+from app.retain.links import DEFAULT_LINKS, LinkPolicy
+from app.retain.publish import publish_facts
+from app.retain.semantic import SemanticLinkFinder
+from app.store.embeddings import Embedder, Vectors
 from app.store.graph import Graph
 from app.store.vectors import MemoryState, VectorPayload, VectorPoint, VectorStore
 
@@ -49,10 +52,17 @@ class ReconcileReport(msgspec.Struct, frozen=True):
 class Reconciler:
     """Brings the vector store in line with Neo4j (the source of truth)."""
 
-    def __init__(self, graph: Graph, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        vectors: VectorStore,
+        embedder: Embedder,
+        links: LinkPolicy = DEFAULT_LINKS,
+    ) -> None:
         self._graph = graph
         self._vectors = vectors
         self._embedder = embedder
+        self._semantic = SemanticLinkFinder(vectors, links)
 
     async def repair_pending(self, *, page: int = 500) -> int:
         """Write the vectors of every pending fact; returns how many were repaired."""
@@ -69,12 +79,13 @@ class Reconciler:
                 ]
             )
             await self._vectors.flush()
-            by_bank: dict[str, list[str]] = {}
-            for r in rows:
-                by_bank.setdefault(r.bank_id, []).append(r.id)
+            by_bank: dict[str, list[int]] = {}
+            for i, r in enumerate(rows):
+                by_bank.setdefault(r.bank_id, []).append(i)
             cleared = 0
-            for bank_id, ids in by_bank.items():
-                cleared += await mark_vectors_written(self._graph, bank_id, ids)
+            for bank_id, indexes in by_bank.items():
+                group = [rows[i] for i in indexes]
+                cleared += await self._publish(bank_id, group, embedded[indexes])
             repaired += cleared
             if cleared == 0:
                 # Nothing left the pending set (the facts went meanwhile): paging again would
@@ -83,6 +94,17 @@ class Reconciler:
         if repaired:
             log.info("reconciliation: wrote %d pending vectors", repaired)
         return repaired
+
+    async def _publish(self, bank_id: str, rows: list[_Pending], vectors: Vectors) -> int:
+        """Find the semantic links of the valid facts again, then publish like a retain does.
+
+        A fact may be pending with its links already written (a memory edit that crashed, a
+        vector found missing), so the links that start at it are replaced, never added to.
+        """
+        valid = [i for i, r in enumerate(rows) if r.state == "valid"]
+        ids = [rows[i].id for i in valid]
+        links = await self._semantic.find(bank_id, ids, vectors[valid]) if valid else []
+        return await publish_facts(self._graph, bank_id, [r.id for r in rows], links, relinked=ids)
 
     async def reconcile_bank(self, bank_id: str) -> ReconcileReport:
         """Compare ids both ways for one bank and repair every difference."""
@@ -109,8 +131,7 @@ class Reconciler:
             report = await self.reconcile_bank(row["id"])
             total = ReconcileReport(
                 repaired=total.repaired + report.repaired,
-                orphan_vectors_deleted=total.orphan_vectors_deleted
-                + report.orphan_vectors_deleted,
+                orphan_vectors_deleted=total.orphan_vectors_deleted + report.orphan_vectors_deleted,
                 missing_vectors=total.missing_vectors + report.missing_vectors,
             )
         return total

@@ -1,8 +1,9 @@
 // SEMANTIC links from new facts to other facts of the same bank, grouped by source (each
 // source is looked up once for its ~50 links: measured 30 % faster than one row per link).
-// CREATE, not MERGE: every source is a fact without SEMANTIC links (new in this retain, or an
-// edited fact whose links were just removed), and each pair comes once; MERGE would search the
-// source's edges again for every link it adds.
+// CREATE, not MERGE: every source is a fact without SEMANTIC links (new in this retain, an
+// edited fact whose links were just removed, or a repaired fact whose outgoing links were just
+// removed), and each pair comes once; MERGE would search the source's edges again for every
+// link it adds.
 // params: $bank_id, $sources [{source, links: [{target, weight}]}]
 // mode: write
 UNWIND $sources AS s

@@ -75,6 +75,47 @@ def _vector_ids(data_dir: Path, bank: str) -> set[str]:
     return asyncio.run(read())
 
 
+def _delete_vectors(data_dir: Path, bank: str) -> None:
+    async def delete() -> None:
+        store = EdgeVectorStore(data_dir / "qdrant" / "mnemo_memories", dim=384)
+        await store.open()
+        try:
+            await store.delete(bank, sorted(await store.ids(bank)))
+            await store.flush()
+        finally:
+            await store.close()
+
+    asyncio.run(delete())
+
+
+def _reconcile(data_dir: Path, bank: str) -> str:
+    done = subprocess.run(
+        [*MNEMO, "reconcile", "--bank", bank],
+        cwd=ROOT,
+        env=_env(data_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return done.stdout
+
+
+def _semantic_links(graph_probe: GraphProbe, bank: str) -> list[tuple[object, object]]:
+    rows = graph_probe.rows(
+        "MATCH (a:Memory {bank_id: $b})-[:SEMANTIC]->(c:Memory) RETURN a.id AS a, c.id AS c",
+        b=bank,
+    )
+    return sorted((row["a"], row["c"]) for row in rows)
+
+
+# Two sentences about one thing: two facts that a retain links by meaning.
+SIMILAR = (
+    "Ada Lovelace wrote the first program in 1843. "
+    "In 1843 Ada Lovelace wrote the first computer program."
+)
+
+
 @pytest.mark.slow
 def test_killed_between_stores_is_invisible_then_repaired(
     tmp_path: Path, graph_probe: GraphProbe, bank_id: str
@@ -84,7 +125,7 @@ def test_killed_between_stores_is_invisible_then_repaired(
         with pytest.raises(httpx.TransportError):
             httpx.post(
                 f"{url}/v1/default/banks/{bank_id}/memories",
-                json={"items": [{"content": "Ada Lovelace wrote the first program in 1843."}]},
+                json={"items": [{"content": SIMILAR}]},
                 timeout=120,
             )
         assert process.wait(timeout=60) == 97
@@ -92,24 +133,26 @@ def test_killed_between_stores_is_invisible_then_repaired(
     pending = graph_probe.rows(
         "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.vector_pending AS pending", b=bank_id
     )
-    assert pending and all(row["pending"] is True for row in pending)
+    assert len(pending) == 2 and all(row["pending"] is True for row in pending)
     assert _vector_ids(tmp_path, bank_id) == set()
+    # Semantic links are written with the publish that never came.
+    assert _semantic_links(graph_probe, bank_id) == []
 
-    repaired = subprocess.run(
-        [*MNEMO, "reconcile", "--bank", bank_id],
-        cwd=ROOT,
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    assert f'"repaired":{len(pending)}' in repaired.stdout
+    assert '"repaired":2' in _reconcile(tmp_path, bank_id)
     after = graph_probe.rows(
         "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.vector_pending AS pending", b=bank_id
     )
     assert all(row["pending"] is False for row in after)
     assert _vector_ids(tmp_path, bank_id) == {str(row["id"]) for row in after}
+    # The repair found the link the publish would have written: one edge for the pair.
+    links = _semantic_links(graph_probe, bank_id)
+    assert len(links) == 1 and set(links[0]) == {row["id"] for row in after}
+
+    # Vectors lost later: reconciliation writes them again and replaces, not doubles, the link.
+    _delete_vectors(tmp_path, bank_id)
+    assert '"missing_vectors":2' in _reconcile(tmp_path, bank_id)
+    assert _vector_ids(tmp_path, bank_id) == {str(row["id"]) for row in after}
+    assert _semantic_links(graph_probe, bank_id) == links
 
 
 @pytest.mark.slow

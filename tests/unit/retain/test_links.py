@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.retain.links import Link, LinkPolicy, semantic_pairs
-from app.retain.pipeline import _by_source
+from app.retain.links import Link, LinkPolicy, by_source, semantic_pairs
 
 
 def unit_rows(*rows: list[float]) -> np.ndarray:
@@ -28,7 +27,7 @@ def test_a_fact_links_to_at_most_top_k_of_the_earlier_ones_strongest_first() -> 
 
 
 def test_links_travel_grouped_by_source_and_a_repeated_pair_once() -> None:
-    grouped = _by_source(
+    grouped = by_source(
         [Link("n1", "x", 0.8), Link("n2", "x", 0.75), Link("n1", "y", 0.9), Link("n1", "x", 0.8)]
     )
     assert grouped == [
