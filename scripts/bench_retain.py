@@ -247,7 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sizes", default="1000,2000,5000,10000,20000,50000")
     parser.add_argument("--modes", default="local,chunks")
     parser.add_argument("--batch", type=int, default=100, help="items per retain request")
-    parser.add_argument("--concurrency", type=int, default=2, help="clients retaining at once")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=3,
+        # Two clients no longer keep a bank's write busy: each waits on its own extraction and
+        # embedding longer than the other's write takes (decision 0012).
+        help="clients retaining at once",
+    )
     parser.add_argument(
         "--warmup", type=int, default=3000, help="facts retained into a throwaway bank first"
     )

@@ -133,9 +133,7 @@ class KeyedLocks:
     """One asyncio lock per key (a bank id), kept only while someone holds or awaits it."""
 
     def __init__(self) -> None:
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     @asynccontextmanager
     async def hold(self, key: str) -> AsyncIterator[None]:

@@ -20,7 +20,7 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
     out = run_script(
         "bench_retain.py",
         "--sizes",
-        "60,150",
+        "60,200",
         "--batch",
         "20",
         "--modes",
@@ -34,7 +34,7 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
         windows = re.findall(rf"^{mode}\s+bank=\s*([\d,]+) facts .* ([\d.]+) facts/s", out, re.M)
         assert len(windows) == 2, out
         sizes = [int(size.replace(",", "")) for size, _ in windows]
-        assert sizes[0] >= 60 and sizes[1] >= 150  # the bank grew to each checkpoint
+        assert sizes[0] >= 60 and sizes[1] >= 200  # the bank grew to each checkpoint
         assert all(float(rate) > 0 for _, rate in windows)
         assert re.search(rf"^{mode}\s+per-fact cost at [\d,]+ / at 60: [\d.]+x$", out, re.M), out
 
