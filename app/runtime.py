@@ -83,7 +83,8 @@ class Runtime:
             fault_injection=settings.fault_injection,
         )
         self.operations = OperationRunner(graph, self.retainer)
-        self.reconciler = Reconciler(graph, vectors, embedder)
+        # A repair links facts by the same policy as the retain it finishes.
+        self.reconciler = Reconciler(graph, vectors, embedder, self.retainer.link_policy)
         self.memories = MemoryService(
             graph=graph,
             vectors=vectors,

@@ -47,10 +47,7 @@ async def publish_facts(
             )
         if sources:
             await tx.run("retain/link_semantic", {"bank_id": bank_id, "sources": sources})
-        rows = await tx.run(
-            "retain/vectors_written", {"bank_id": bank_id, "memory_ids": list(memory_ids)}
-        )
-        return int(rows[0]["cleared"]) if rows else 0
+        return await _clear_pending(tx, bank_id, memory_ids)
 
     return await graph.write(work)
 
@@ -60,9 +57,13 @@ async def mark_vectors_written(graph: Graph, bank_id: str, memory_ids: Sequence[
 
     async def work(tx: Tx) -> int:
         await tx.run("retain/lock_bank", {"bank_id": bank_id})
-        rows = await tx.run(
-            "retain/vectors_written", {"bank_id": bank_id, "memory_ids": list(memory_ids)}
-        )
-        return int(rows[0]["cleared"]) if rows else 0
+        return await _clear_pending(tx, bank_id, memory_ids)
 
     return await graph.write(work)
+
+
+async def _clear_pending(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> int:
+    rows = await tx.run(
+        "retain/vectors_written", {"bank_id": bank_id, "memory_ids": list(memory_ids)}
+    )
+    return int(rows[0]["cleared"]) if rows else 0
