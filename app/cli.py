@@ -294,7 +294,7 @@ def _print_bank(bank: Any) -> None:
 
 
 def _banks_create(client: MnemoClient, args: argparse.Namespace) -> int:
-    from app.curate.banks import BankUpdate
+    from app.curate.schemas.banks import BankUpdate
 
     values = {
         "name": args.name,
@@ -349,7 +349,7 @@ def _retain_content(args: argparse.Namespace) -> str:
 
 
 def _entity_hint(value: str) -> Any:
-    from app.retain.items import EntityHint
+    from app.retain.schemas import EntityHint
 
     name, sep, kind = value.rpartition(":")
     if sep and name and kind and kind.replace("_", "").replace("-", "").isalnum():
@@ -358,7 +358,7 @@ def _entity_hint(value: str) -> Any:
 
 
 def _retain(client: MnemoClient, args: argparse.Namespace) -> int:
-    from app.retain.items import RetainItem
+    from app.retain.schemas import RetainItem
 
     content = _retain_content(args)
     if not content.strip():
@@ -420,7 +420,7 @@ def _operation(client: MnemoClient, args: argparse.Namespace) -> int:
 
 def _recall(client: MnemoClient, args: argparse.Namespace) -> int:
     from app.console import table
-    from app.recall.models import RecallRequest
+    from app.recall.schemas import RecallRequest
 
     request = RecallRequest(
         query=args.query,

@@ -18,15 +18,15 @@ from urllib.parse import quote
 import httpx
 import msgspec
 
-from app.curate.banks import Bank, BankDeleted, BankPage, BankUpdate
-from app.curate.documents import (
+from app.curate.schemas.banks import Bank, BankDeleted, BankPage, BankUpdate
+from app.curate.schemas.documents import (
     Document,
     DocumentDeleted,
     DocumentPage,
     DocumentReprocessed,
     DocumentSummary,
 )
-from app.curate.entities import (
+from app.curate.schemas.entities import (
     EntityChange,
     EntityDetail,
     EntityGraph,
@@ -39,19 +39,18 @@ from app.curate.entities import (
     RevertRequest,
     SplitRequest,
 )
-from app.curate.memories import (
-    FactTypeName,
-    Memory,
-    MemoryHistory,
-    MemoryPage,
-    MemoryState,
-    MemoryUpdate,
-    TagsMatch,
+from app.curate.schemas.memories import Memory, MemoryHistory, MemoryPage, MemoryUpdate
+from app.curate.schemas.reviews import (
+    Review,
+    ReviewDecision,
+    ReviewFilter,
+    ReviewOutcome,
+    ReviewPage,
 )
-from app.curate.reviews import Review, ReviewDecision, ReviewFilter, ReviewOutcome, ReviewPage
-from app.recall.models import RecallRequest, RecallResponse
-from app.retain.items import RetainItem, RetainRequest, RetainResponse
-from app.retain.operations import Operation, OperationPage
+from app.domain.facts import FactType, MemoryState
+from app.domain.tags import TagsMatch
+from app.recall.schemas import RecallRequest, RecallResponse
+from app.retain.schemas import Operation, OperationPage, RetainItem, RetainRequest, RetainResponse
 
 T = TypeVar("T")
 BANKS = "/v1/default/banks"
@@ -264,7 +263,7 @@ class MnemoClient:
         self,
         bank_id: str,
         *,
-        types: Sequence[FactTypeName] | None = None,
+        types: Sequence[FactType] | None = None,
         q: str | None = None,
         state: MemoryState | None = None,
         document_id: str | None = None,

@@ -62,12 +62,12 @@ from typing import IO, Any, Literal
 import msgspec
 
 from app.client import ApiError, MnemoClient
-from app.curate.banks import BankCounts, BankUpdate
-from app.curate.entities import EntityMergeRecord
-from app.curate.memories import Memory, MemoryUpdate
-from app.curate.reviews import Review, ReviewEntity
-from app.resolve.normalise import name_key
-from app.retain.items import EntityHint, RetainItem
+from app.curate.schemas.banks import BankCounts, BankUpdate
+from app.curate.schemas.entities import EntityMergeRecord
+from app.curate.schemas.memories import Memory, MemoryUpdate
+from app.curate.schemas.reviews import Review, ReviewEntity
+from app.domain.names import name_key
+from app.retain.schemas import EntityHint, RetainItem
 
 FORMAT = "mnemo-export"
 VERSION = 1

@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
 from app.api.deps import BankId, Banks, Limit, Offset
-from app.curate.banks import Bank, BankDeleted, BankPage, BankUpdate
+from app.curate.schemas.banks import Bank, BankDeleted, BankPage, BankUpdate
 
 
 class BankController(Controller):

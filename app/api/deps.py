@@ -8,11 +8,12 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from app.curate.banks import BANK_ID_PATTERN, BankService
+from app.curate.banks import BankService
 from app.curate.documents import DocumentService
 from app.curate.entities import EntityService
 from app.curate.memories import MemoryService
 from app.curate.reviews import ReviewService
+from app.domain.banks import BANK_ID_PATTERN
 from app.recall.service import RecallService
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline

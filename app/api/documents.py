@@ -14,7 +14,12 @@ from litestar.params import QueryParameter
 from litestar.status_codes import HTTP_200_OK
 
 from app.api.deps import BankId, Documents, ItemId, Limit, Offset
-from app.curate.documents import Document, DocumentDeleted, DocumentPage, DocumentReprocessed
+from app.curate.schemas.documents import (
+    Document,
+    DocumentDeleted,
+    DocumentPage,
+    DocumentReprocessed,
+)
 from app.errors import NotFound
 
 REPROCESS = "/reprocess"

@@ -14,6 +14,8 @@ from app.curate.entities import (
     DEFAULT_NEIGHBOURS,
     MAX_GRAPH_NODES,
     MAX_NEIGHBOURS,
+)
+from app.curate.schemas.entities import (
     EntityChange,
     EntityDetail,
     EntityGraph,

@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK, HTTP_202_ACCEPTED
 
 from app.api.deps import BankId, Operations, Retainer
-from app.retain.items import RetainRequest, RetainResponse
+from app.retain.schemas import RetainRequest, RetainResponse
 
 
 class RetainController(Controller):

@@ -12,19 +12,18 @@ from litestar import Controller, get, patch
 from litestar.params import JSONBody, QueryParameter
 
 from app.api.deps import BankId, ItemId, Limit, Memories, Offset
-from app.curate.memories import (
-    FactTypeName,
+from app.curate.schemas.memories import (
     Memory,
     MemoryFilter,
     MemoryHistory,
     MemoryPage,
-    MemoryState,
     MemoryUpdate,
-    TagsMatch,
 )
+from app.domain.facts import FactType, MemoryState
+from app.domain.tags import TagsMatch
 
 FactTypes = Annotated[
-    list[FactTypeName] | None,
+    list[FactType] | None,
     QueryParameter(name="type", description="fact types to keep (repeat for several)"),
 ]
 TextQuery = Annotated[

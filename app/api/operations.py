@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, get
 
 from app.api.deps import BankId, Banks, ItemId, Limit, Offset, Operations
-from app.retain.operations import Operation, OperationPage
+from app.retain.schemas import Operation, OperationPage
 
 
 class OperationController(Controller):

@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK
 
 from app.api.deps import BankId, Recaller
-from app.recall.models import RecallRequest, RecallResponse
+from app.recall.schemas import RecallRequest, RecallResponse
 
 
 class RecallController(Controller):

@@ -9,7 +9,13 @@ from litestar.params import JSONBody, QueryParameter
 from litestar.status_codes import HTTP_200_OK
 
 from app.api.deps import BankId, ItemId, Limit, Offset, Reviews
-from app.curate.reviews import Review, ReviewDecision, ReviewFilter, ReviewOutcome, ReviewPage
+from app.curate.schemas.reviews import (
+    Review,
+    ReviewDecision,
+    ReviewFilter,
+    ReviewOutcome,
+    ReviewPage,
+)
 
 StatusQuery = Annotated[
     ReviewFilter,

@@ -6,90 +6,22 @@ retain pipeline (extraction mode, mission, controlled entity vocabularies).
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-from typing import Annotated, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from app.errors import InvalidInput, NotFound
+from app.curate.schemas.banks import Bank, BankCounts, BankDeleted, BankPage, BankUpdate
+from app.domain.banks import (
+    EntityLabel,
+    ExtractionMode,
+    check_bank_id,
+    check_extraction_mode,
+    default_extraction_mode,
+)
+from app.errors import NotFound
 from app.store.graph import Graph
 from app.store.vectors import VectorStore
-
-BANK_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
-_BANK_ID = re.compile(BANK_ID_PATTERN)
-
-ExtractionMode = Literal["local", "chunks", "concise", "verbose", "custom", "verbatim"]
-LLM_MODES: frozenset[str] = frozenset({"concise", "verbose", "custom", "verbatim"})
-
-LabelName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
-
-
-class EntityLabel(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A controlled vocabulary: mentions typed ``name`` resolve by exact value only.
-
-    ``values`` lists the allowed values (empty: free text, still matched exactly);
-    ``multiple`` says whether one fact may carry several values.
-    """
-
-    name: LabelName
-    values: tuple[str, ...] = ()
-    multiple: bool = False
-    description: str | None = None
-
-
-class BankUpdate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Fields a client may set on a bank; UNSET keeps the current (or default) value."""
-
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | UnsetType = UNSET
-    retain_mission: Annotated[str, msgspec.Meta(max_length=4000)] | UnsetType | None = UNSET
-    retain_extraction_mode: ExtractionMode | UnsetType = UNSET
-    retain_custom_instructions: Annotated[str, msgspec.Meta(max_length=8000)] | UnsetType | None = (
-        UNSET
-    )
-    entity_labels: tuple[EntityLabel, ...] | UnsetType = UNSET
-    description: Annotated[str, msgspec.Meta(max_length=4000)] | UnsetType | None = UNSET
-
-
-class BankCounts(msgspec.Struct, frozen=True):
-    """How much a bank holds."""
-
-    memories: int = 0
-    entities: int = 0
-    documents: int = 0
-
-
-class Bank(msgspec.Struct, frozen=True, kw_only=True):
-    """A bank as the API shows it."""
-
-    id: str
-    name: str
-    description: str | None = None
-    retain_mission: str | None = None
-    retain_extraction_mode: ExtractionMode = "local"
-    retain_custom_instructions: str | None = None
-    entity_labels: tuple[EntityLabel, ...] = ()
-    created_at: datetime
-    updated_at: datetime
-    counts: BankCounts = msgspec.field(default_factory=BankCounts)
-
-
-class BankPage(msgspec.Struct, frozen=True):
-    """One page of banks."""
-
-    items: list[Bank]
-    total: int
-    limit: int
-    offset: int
-
-
-class BankDeleted(msgspec.Struct, frozen=True):
-    """What deleting a bank removed."""
-
-    bank_id: str
-    deleted_nodes: int
-    deleted_vectors: int
 
 
 class _BankProps(msgspec.Struct):
@@ -118,16 +50,6 @@ class _CountsRow(msgspec.Struct):
     documents: int
 
 
-def check_bank_id(bank_id: str) -> str:
-    """Refuse ids outside 1–64 characters of ``[A-Za-z0-9_.-]``."""
-    if not _BANK_ID.match(bank_id):
-        raise InvalidInput(
-            "bank_id must be 1-64 characters of letters, digits, '_', '.' or '-'",
-            extra={"bank_id": bank_id[:100]},
-        )
-    return bank_id
-
-
 class BankService:
     """Bank CRUD over the graph (and the vector store for deletion)."""
 
@@ -138,8 +60,8 @@ class BankService:
 
     @property
     def default_mode(self) -> ExtractionMode:
-        """LLM extraction when an endpoint is configured, the offline extractor otherwise."""
-        return "concise" if self._llm_configured else "local"
+        """The mode a bank created without one gets."""
+        return default_extraction_mode(llm_configured=self._llm_configured)
 
     async def put(self, bank_id: str, update: BankUpdate) -> tuple[Bank, bool]:
         """Create the bank or update the fields sent. Returns the bank and whether it is new."""
@@ -216,12 +138,9 @@ class BankService:
 
     def _check_mode(self, update: BankUpdate) -> None:
         mode = update.retain_extraction_mode
-        if mode in LLM_MODES and not self._llm_configured:
-            raise InvalidInput(
-                f"retain_extraction_mode {mode!r} needs an LLM endpoint: set MNEMO_LLM_BASE_URL "
-                "(or use 'local' or 'chunks', which run offline)",
-                extra={"field": "retain_extraction_mode"},
-            )
+        check_extraction_mode(
+            None if mode is UNSET else mode, llm_configured=self._llm_configured
+        )
 
 
 def _props(update: BankUpdate) -> dict[str, object]:

@@ -4,7 +4,7 @@ Edits keep the two stores honest the way retain does: everything graph-side happ
 transaction after the bank lock (the fact is ``vector_pending`` when its vector must change),
 then the vector store is updated and the fact confirmed; reconciliation finishes the job if the
 process dies in between. How a fact leaves and re-enters the active graph is
-``app.curate.lifecycle``'s business; docs/decisions/0006-curation.md says why.
+``app.domain.lifecycle``'s business; docs/decisions/0006-curation.md says why.
 """
 
 from __future__ import annotations
@@ -15,46 +15,48 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
-from msgspec import UNSET, UnsetType
+from msgspec import UnsetType
 
-from app.curate.banks import Bank, BankService
-from app.curate.lifecycle import (
+from app.curate.schemas.memories import (
+    Memory,
+    MemoryEntity,
+    MemoryFilter,
+    MemoryHistory,
+    MemoryPage,
+    MemoryUpdate,
+    Revision,
+)
+from app.domain.banks import BankConfig, BankDirectory
+from app.domain.dates import as_utc
+from app.domain.facts import MemoryState, RevisionKind
+from app.domain.lifecycle import (
     NewRevision,
-    RevisionKind,
     add_revisions,
     attach_facts,
     claim_counts,
     detach_facts,
     release_counts,
 )
+from app.domain.names import entity_names, name_key
 from app.errors import Conflict, InvalidInput, NotFound, Unavailable
-from app.resolve.normalise import name_key
 from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
 from app.retain.extracted import ExtractedEntity, ExtractionInput
 from app.retain.extractors import ExtractionSettings
-from app.retain.items import EntityHint
 from app.retain.links import Link
-from app.retain.pipeline import LinkedFact, RetainPipeline, entity_names
+from app.retain.pipeline import LinkedFact, RetainPipeline
 from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx
 from app.store.search_keys import bank_key, escape_lucene
 from app.store.vectors import VectorPayload, VectorPoint, VectorStore
 
-FactTypeName = Literal["world", "experience", "observation"]
-# Observations come from consolidation; a fact can be re-typed between the extracted kinds only.
-EditableFactType = Literal["world", "experience"]
-MemoryState = Literal["valid", "invalidated"]
-TagsMatch = Literal["any", "all", "any_strict", "all_strict", "exact"]
-
 Vector = npt.NDArray[np.float32]
 
-MAX_TEXT_CHARS = 100_000
 # Fields of a PATCH that change something (``reason`` and ``resolve_entities`` only qualify them).
 EDITABLE_FIELDS = (
     "text",
@@ -65,98 +67,6 @@ EDITABLE_FIELDS = (
     "entities",
     "state",
 )
-
-
-class MemoryEntity(msgspec.Struct, frozen=True, kw_only=True):
-    """An entity a fact mentions: its id, canonical name and the surface text in this fact."""
-
-    id: str
-    name: str
-    mention: str | None = None
-    type: str | None = None
-
-
-class Memory(msgspec.Struct, frozen=True, kw_only=True):
-    """A fact as the API shows it."""
-
-    id: str
-    text: str
-    type: str
-    fact_kind: str | None = None
-    context: str | None = None
-    occurred_start: datetime | None = None
-    occurred_end: datetime | None = None
-    mentioned_at: datetime | None = None
-    document_id: str | None = None
-    chunk_id: str | None = None
-    metadata: dict[str, Any] | None = None
-    tags: list[str] = msgspec.field(default_factory=list)
-    entities: list[MemoryEntity] = msgspec.field(default_factory=list)
-    state: MemoryState = "valid"
-    state_reason: str | None = None
-    state_changed_at: datetime | None = None
-    proof_count: int = 1
-    edited_at: datetime | None = None
-    created_at: datetime | None = None
-
-
-class MemoryPage(msgspec.Struct, frozen=True):
-    """One page of facts, newest first."""
-
-    items: list[Memory]
-    total: int
-    limit: int
-    offset: int
-
-
-class MemoryFilter(msgspec.Struct, frozen=True, kw_only=True):
-    """Which facts a listing returns (every condition applies; None means no condition)."""
-
-    types: tuple[FactTypeName, ...] | None = None
-    q: str | None = None
-    states: tuple[MemoryState, ...] | None = None
-    document_id: str | None = None
-    entity_id: str | None = None
-    tags: tuple[str, ...] | None = None
-    tags_match: TagsMatch = "any"
-
-
-class MemoryUpdate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A PATCH of one fact: fields not sent stay as they are.
-
-    ``entities`` replaces the fact's mentions (each resolved like a retain mention, unless it
-    names an entity the fact already mentions); ``resolve_entities: false`` resolves new names by
-    exact match only. ``reason`` is recorded with the change (and as the state reason).
-    """
-
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TEXT_CHARS)] | UnsetType = UNSET
-    context: Annotated[str, msgspec.Meta(max_length=2000)] | UnsetType | None = UNSET
-    occurred_start: datetime | UnsetType = UNSET
-    occurred_end: datetime | UnsetType = UNSET
-    fact_type: EditableFactType | UnsetType = UNSET
-    entities: list[EntityHint] | UnsetType = UNSET
-    resolve_entities: bool | UnsetType = UNSET
-    state: MemoryState | UnsetType = UNSET
-    reason: Annotated[str, msgspec.Meta(max_length=2000)] | UnsetType | None = UNSET
-
-
-class Revision(msgspec.Struct, frozen=True, kw_only=True):
-    """One recorded change: what it was, why, when, and the values before and after."""
-
-    id: str
-    at: datetime
-    kind: RevisionKind
-    reason: str | None = None
-    fields: list[str] = msgspec.field(default_factory=list)
-    before: dict[str, Any] = msgspec.field(default_factory=dict)
-    after: dict[str, Any] = msgspec.field(default_factory=dict)
-
-
-class MemoryHistory(msgspec.Struct, frozen=True):
-    """Every edit and state change of one fact, oldest first."""
-
-    memory_id: str
-    items: list[Revision]
 
 
 # -- stored shapes ----------------------------------------------------------------------------
@@ -240,7 +150,7 @@ class MemoryService:
         graph: Graph,
         vectors: VectorStore,
         embedder: Embedder,
-        banks: BankService,
+        banks: BankDirectory,
         retainer: RetainPipeline,
     ) -> None:
         self._graph = graph
@@ -330,7 +240,7 @@ class MemoryService:
     async def _write(
         self,
         tx: Tx,
-        bank: Bank,
+        bank: BankConfig,
         current: _MemoryRow,
         plan: _Plan,
         semantic: Sequence[Link],
@@ -389,7 +299,7 @@ class MemoryService:
     async def _rewrite_mentions(
         self,
         tx: Tx,
-        bank: Bank,
+        bank: BankConfig,
         current: _MemoryRow,
         plan: _Plan,
         wanted: Sequence[MentionToResolve],
@@ -467,7 +377,7 @@ class MemoryService:
         await mark_vectors_written(self._graph, bank_id, [memory.id])
 
     async def _extract_entities(
-        self, bank: Bank, current: _MemoryRow, patch: MemoryUpdate
+        self, bank: BankConfig, current: _MemoryRow, patch: MemoryUpdate
     ) -> list[ExtractedEntity] | None:
         """Entities of an edited text, found the way this bank's extraction finds them.
 
@@ -581,8 +491,8 @@ def _plan(
         change("text", memory.text, patch.text)
     if not isinstance(patch.context, UnsetType):
         change("context", memory.context, patch.context)
-    start = _utc(patch.occurred_start) if not isinstance(patch.occurred_start, UnsetType) else None
-    end = _utc(patch.occurred_end) if not isinstance(patch.occurred_end, UnsetType) else None
+    start = as_utc(patch.occurred_start) if not isinstance(patch.occurred_start, UnsetType) else None
+    end = as_utc(patch.occurred_end) if not isinstance(patch.occurred_end, UnsetType) else None
     if start is not None:
         change("occurred_start", memory.occurred_start, start)
     if end is not None:
@@ -727,10 +637,6 @@ def _revision(
         before=before,
         after=after,
     )
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _ts(value: datetime | None) -> float | None:

@@ -10,84 +10,28 @@ is recorded on the merge), "different" records ``DIFFERENT_FROM``, which resolut
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
 
 import msgspec
 
-from app.curate.banks import BankService
-from app.curate.entities import (
-    EntityMergeRecord,
-    EntityNeighbour,
-    EntityService,
-    StoredEntity,
-    decode_json,
-    lock_bank,
+from app.curate.entities import EntityService, StoredEntity, decode_json, lock_bank
+from app.curate.schemas.entities import EntityNeighbour
+from app.curate.schemas.reviews import (
+    Review,
+    ReviewDecision,
+    ReviewEntity,
+    ReviewFilter,
+    ReviewOutcome,
+    ReviewPage,
+    ReviewStatus,
 )
+from app.domain.banks import BankDirectory
 from app.errors import Conflict, InvalidInput, NotFound
 from app.resolve.repair import keep_and_gone, merge_refusal
 from app.store.graph import Graph, Tx
 
-ReviewStatus = Literal["open", "same", "different"]
-# A listing filter: one status, or every review.
-ReviewFilter = Literal["open", "same", "different", "all"]
 # Neighbours shown per side of a review, and names.
 REVIEW_NEIGHBOURS = 5
 REVIEW_NAMES = 20
-
-
-class ReviewEntity(msgspec.Struct, frozen=True, kw_only=True):
-    """One side of a review: the entity as it is now (or the shell of a merged-away one)."""
-
-    id: str
-    name: str
-    type: str | None = None
-    mention_count: int = 0
-    names: list[str] = msgspec.field(default_factory=list)
-    neighbours: list[EntityNeighbour] = msgspec.field(default_factory=list)
-    # Set when this entity was merged away since the review was filed.
-    merged_into: str | None = None
-
-
-class Review(msgspec.Struct, frozen=True, kw_only=True):
-    """A pair of entities to look at, with the resolver's evidence and any decision."""
-
-    id: str
-    status: ReviewStatus
-    reason: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    entity_a: ReviewEntity | None = None
-    entity_b: ReviewEntity | None = None
-    # The resolver's evidence, as scored: one entry per candidate it weighed (both rivals of a
-    # namesake tie), each with its name match, shared neighbours, recency and score.
-    evidence: Any = None
-    decided_at: datetime | None = None
-    decided_by: str | None = None
-    decision_reason: str | None = None
-    merge_id: str | None = None
-
-
-class ReviewPage(msgspec.Struct, frozen=True):
-    """One page of reviews, newest first."""
-
-    items: list[Review]
-    total: int
-    limit: int
-    offset: int
-
-
-class ReviewDecision(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """``same``: merge the pair. ``different``: keep them apart for good."""
-
-    decision: Literal["same", "different"]
-    reason: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
-
-
-class ReviewOutcome(msgspec.Struct, frozen=True):
-    """The decided review and, for "same", the merge it made."""
-
-    review: Review
-    merge: EntityMergeRecord | None = None
 
 
 class _ReviewProps(msgspec.Struct):
@@ -128,7 +72,7 @@ class _IdsRow(msgspec.Struct):
 class ReviewService:
     """List and decide reviews."""
 
-    def __init__(self, graph: Graph, banks: BankService, entities: EntityService) -> None:
+    def __init__(self, graph: Graph, banks: BankDirectory, entities: EntityService) -> None:
         self._graph = graph
         self._banks = banks
         self._entities = entities

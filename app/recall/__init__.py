@@ -10,7 +10,6 @@ returns can be recomputed by hand:
 - ``fusion``: Reciprocal Rank Fusion over the channels.
 - ``boosts``: small, bounded recency / temporal-proximity / evidence boosts after fusion.
 - ``budget``: keep the best results that fit ``max_tokens`` (documented token estimate).
-- ``tags``: the reference predicate for the five ``tags_match`` modes.
 - ``graph_scoring``: how the graph and temporal channels score what they reach.
 - ``trace``: what ``trace: true`` returns.
 

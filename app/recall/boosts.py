@@ -31,7 +31,8 @@ from datetime import datetime
 
 import msgspec
 
-from app.recall.candidates import Boosts, FusedResult, TimeWindow, as_utc, event_interval
+from app.domain.dates import as_utc
+from app.recall.candidates import Boosts, FusedResult, TimeWindow, event_interval
 from app.recall.fusion import fusion_order
 from app.recall.recipes import BoostConfig
 

@@ -9,10 +9,12 @@ scores across channels (a cosine and a BM25 score share no scale).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 import msgspec
+
+from app.domain.dates import as_utc
 
 Channel = Literal["vector", "keyword", "graph", "temporal"]
 
@@ -110,13 +112,6 @@ class TimeWindow(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("a time window must not end before it starts")
 
 
-def as_utc(moment: datetime) -> datetime:
-    """Read a naive datetime as UTC; convert an aware one to UTC (so subtraction never fails)."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
-
-
 def event_interval(
     start: datetime | None, end: datetime | None
 ) -> tuple[datetime, datetime] | None:
@@ -156,3 +151,16 @@ def ranked(
         rank = candidates[-1].rank if tied else position
         candidates.append(Candidate(id=fact_id, score=score, rank=rank))
     return ChannelResult(channel=channel, candidates=tuple(candidates), elapsed_ms=elapsed_ms)
+
+
+class QueryEntity(msgspec.Struct, frozen=True, kw_only=True):
+    """An entity the query names, and how sure the lookup is (1.0: exact name)."""
+
+    id: str
+    name: str
+    type: str = ""
+    # Facts that mention the entity (hubs have large degrees and count for little).
+    degree: int = 0
+    # The words of the query that named it.
+    matched: str
+    strength: float = 1.0

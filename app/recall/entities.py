@@ -22,9 +22,10 @@ import re
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 
-from app.recall.ports import GraphReader, QueryEntity
+from app.domain.names import name_key, name_tokens
+from app.recall.candidates import QueryEntity
+from app.recall.ports import GraphReader
 from app.recall.rows import listed
-from app.resolve.normalise import name_key, name_tokens
 from app.store.search_keys import bank_key, escape_lucene
 
 # Longest name, in words, looked up exactly.

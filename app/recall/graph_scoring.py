@@ -33,7 +33,8 @@ from typing import Literal
 
 import msgspec
 
-from app.recall.candidates import TimeWindow, as_utc, event_interval
+from app.domain.dates import as_utc
+from app.recall.candidates import TimeWindow, event_interval
 from app.recall.recipes import GraphScoringConfig, TemporalConfig
 
 LinkKind = Literal["semantic", "caused_by"]

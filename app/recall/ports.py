@@ -16,6 +16,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from app.recall.candidates import QueryEntity
+
 
 class GraphReader(Protocol):
     """Runs named Cypher statements (``cypher/<area>/<name>.cypher``) and returns records."""
@@ -34,7 +36,7 @@ class QueryEmbedder(Protocol):
 
 
 class BankGuard(Protocol):
-    """Says whether a bank exists (``app.curate.banks.BankService``)."""
+    """Says whether a bank exists (``app.domain.banks.BankDirectory``)."""
 
     async def require(self, bank_id: str) -> None:
         """Raise ``NotFound`` unless the bank exists."""
@@ -60,19 +62,6 @@ class Reranker(Protocol):
     ) -> list[tuple[str, float]]:
         """Score candidates for the query."""
         ...
-
-
-class QueryEntity(msgspec.Struct, frozen=True, kw_only=True):
-    """An entity the query names, and how sure the lookup is (1.0: exact name)."""
-
-    id: str
-    name: str
-    type: str = ""
-    # Facts that mention the entity (hubs have large degrees and count for little).
-    degree: int = 0
-    # The words of the query that named it.
-    matched: str
-    strength: float = 1.0
 
 
 class EntityFinder(Protocol):

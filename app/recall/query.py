@@ -12,8 +12,9 @@ from datetime import datetime
 
 import msgspec
 
-from app.recall.candidates import TimeWindow, as_utc
-from app.recall.tags import TagsMatch
+from app.domain.dates import as_utc
+from app.domain.tags import TagsMatch
+from app.recall.candidates import TimeWindow
 from app.store.vectors import VectorFilter
 
 
@@ -21,7 +22,7 @@ class RecallQuery(msgspec.Struct, frozen=True, kw_only=True):
     """One recall request as the channels see it.
 
     ``tags`` is None when the request sets no tag filter (an empty list means the same, see
-    ``app.recall.tags``), and holds distinct tags otherwise. ``window`` is the event-time
+    ``app.domain.tags``), and holds distinct tags otherwise. ``window`` is the event-time
     window the query asks about (given, or parsed from the text), if any. ``now`` is the
     reference time of the query (``query_timestamp`` or the clock), read by the boosts.
     """

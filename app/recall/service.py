@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from app.domain.dates import as_utc, parse_query_window
 from app.errors import InvalidInput, MnemoError, Unavailable
 from app.recall.boosts import FactSignals, apply_boosts, diversify, is_question
 from app.recall.budget import fill_budget
@@ -36,8 +37,8 @@ from app.recall.candidates import (
     Channel,
     ChannelResult,
     FusedResult,
+    QueryEntity,
     TimeWindow,
-    as_utc,
     ranked,
 )
 from app.recall.channels import (
@@ -50,19 +51,11 @@ from app.recall.channels import (
 from app.recall.entities import NameIndexLookup
 from app.recall.fusion import apply_rerank, rrf
 from app.recall.graph_scoring import seed_strength
-from app.recall.models import (
-    EntitySummary,
-    MentionedEntity,
-    RecallRequest,
-    RecallResponse,
-    RecallResult,
-)
 from app.recall.ports import (
     BankGuard,
     EntityFinder,
     GraphReader,
     QueryEmbedder,
-    QueryEntity,
     RerankCandidate,
     Reranker,
 )
@@ -70,8 +63,14 @@ from app.recall.query import RecallQuery
 from app.recall.query_text import hub_mentions, without_names
 from app.recall.recipes import RecallRecipe, recipe_for
 from app.recall.rows import from_epoch_ms, listed
+from app.recall.schemas import (
+    EntitySummary,
+    MentionedEntity,
+    RecallRequest,
+    RecallResponse,
+    RecallResult,
+)
 from app.recall.trace import BudgetTrace, ChannelStatus, ChannelTrace, RecallTrace
-from app.retain.dates import parse_query_window
 from app.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,14 @@ from typing import Literal
 
 import msgspec
 
-from app.recall.candidates import Candidate, Channel, ChannelResult, FusedResult, TimeWindow
-from app.recall.ports import QueryEntity
+from app.recall.candidates import (
+    Candidate,
+    Channel,
+    ChannelResult,
+    FusedResult,
+    QueryEntity,
+    TimeWindow,
+)
 from app.recall.recipes import RecallRecipe
 
 ChannelStatus = Literal["ok", "skipped", "failed", "timeout"]

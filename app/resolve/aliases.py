@@ -2,9 +2,8 @@
 
 Recognised shapes, X and Y being mention surfaces and Y following X:
 
-- ``X (Y)`` and full-width ``X（Y）``, optionally with an introducer inside the brackets:
-  "also known as", "aka", "a.k.a.", "short", "short for", "hereafter", "formerly",
-  "简称", "又称", "以下简称", "下称", "或称";
+- ``X (Y)`` and full-width ``X（Y）``, optionally with an introducer inside the brackets
+  (``app.domain.aliases``: "also known as", "aka", "short for", "hereafter", "简称"…);
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``.
 
@@ -17,12 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_INTRO = (r"(?:also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|short\s+for|short|"
-          r"hereafter|hereinafter|formerly|以下简称|下称|简称|又称|或称)")
+from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+
+_INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
 _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?:" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
 _BRACKET_CLOSE = re.compile(r"\s*[)）]")
-_INLINE = re.compile(r"\s*[,，]?\s*(?:also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|"
-                     r"简称|又称)\s*[:：]?\s*", re.IGNORECASE)
+_INLINE = re.compile(
+    rf"\s*[,，]?\s*(?:{pattern((*INLINE_WORDS, *CJK_WORDS))})\s*[:：]?\s*", re.IGNORECASE
+)
 
 
 def stated_alias_pairs(text: str, surfaces: Sequence[str]) -> tuple[tuple[int, int], ...]:

@@ -16,10 +16,10 @@ from functools import partial
 
 import msgspec
 
+from app.domain.names import index_keys, name_form, name_key, type_class
 from app.resolve.decide import resolve_fact
 from app.resolve.guards import type_conflict
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
-from app.resolve.normalise import index_keys, name_form, name_key, type_class
 from app.resolve.reconsider import may_merge, reconsider
 from app.resolve.scoring import ResolutionPolicy, name_relation
 from app.resolve.working_set import ReviewRecord, WorkingSet

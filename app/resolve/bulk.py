@@ -14,8 +14,8 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.names import name_key
 from app.resolve.graph_resolver import lookup_fields
-from app.resolve.normalise import name_key
 from app.store.graph import Tx
 from app.store.search_keys import bank_key
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.guards import pair_conflict
-from app.resolve.normalise import NameForm, name_form, name_key, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, name_relation
 
 # Inside one fact a short form next to its full form is nearly always the same thing: partial

@@ -16,6 +16,7 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.aliases import stated_alias_pairs
 from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names
 from app.resolve.evidence import (
@@ -42,7 +43,6 @@ from app.resolve.model import (
     Mention,
     Merge,
 )
-from app.resolve.normalise import NameForm, name_form, name_key, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 

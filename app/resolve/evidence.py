@@ -22,6 +22,7 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.guards import name_conflict, type_conflict
 from app.resolve.model import (
     Candidate,
@@ -34,7 +35,6 @@ from app.resolve.model import (
     Rejection,
     SubjectSummary,
 )
-from app.resolve.normalise import NameForm, name_form, name_key, type_class
 from app.resolve.scoring import (
     DEFAULT_POLICY,
     ResolutionPolicy,

@@ -23,10 +23,10 @@ from typing import Any
 
 import msgspec
 
-from app.curate.banks import Bank
+from app.domain.banks import BankConfig
+from app.domain.names import fold, index_keys, name_key
 from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
 from app.resolve.model import Mention
-from app.resolve.normalise import fold, index_keys, name_key
 from app.resolve.port import FactToResolve, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
@@ -141,7 +141,7 @@ class GraphResolver:
         self._policy = policy
 
     async def resolve(
-        self, tx: Tx, bank: Bank, facts: Sequence[FactToResolve]
+        self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]
     ) -> list[list[ResolvedMention]]:
         """Resolve every fact's mentions in order; persist entities, names, merges, reviews."""
         labels = {label.name.casefold() for label in bank.entity_labels}

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import msgspec
 from rapidfuzz.distance import Levenshtein
 
-from app.resolve.normalise import NameForm
+from app.domain.names import NameForm
 
 # Type classes that may name the same thing although they differ: a named software project is
 # often typed "product" by one extractor and "project" by another.

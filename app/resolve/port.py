@@ -8,7 +8,7 @@ from typing import Protocol
 
 import msgspec
 
-from app.curate.banks import Bank
+from app.domain.banks import BankConfig
 from app.store.graph import Tx
 
 
@@ -50,6 +50,6 @@ class EntityResolver(Protocol):
     """
 
     async def resolve(
-        self, tx: Tx, bank: Bank, facts: Sequence[FactToResolve]
+        self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]
     ) -> list[list[ResolvedMention]]:
         """Resolve every fact's mentions, in order."""

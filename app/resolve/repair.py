@@ -20,7 +20,7 @@ from datetime import datetime
 
 import msgspec
 
-from app.resolve.normalise import name_key, name_tokens
+from app.domain.names import EntityName, name_key, name_tokens
 from app.store.search_keys import bank_key, escape_lucene
 
 # Memory ids listed per name in entity details (the count is always complete).
@@ -56,22 +56,6 @@ class StoredClaim(msgspec.Struct, frozen=True, kw_only=True):
             self.merge_stack,
             self.moved_stack,
         )
-
-
-class EntityName(msgspec.Struct, frozen=True, kw_only=True):
-    """One name of an entity with its provenance, all its claims on that name together."""
-
-    name: str
-    key: str
-    # mention (a fact called it so), alias (a text stated it), curator (a person named it), …
-    source: str | None
-    # A text stated it as an alias, or a curator gave it: it skips the word guard in matching.
-    stated: bool
-    surfaces: list[str]
-    # Facts that called the entity by this name (the first ``MAX_NAME_MEMORY_IDS``).
-    memory_ids: list[str]
-    memory_count: int
-    first_seen_at: datetime | None
 
 
 def names_of(claims: Iterable[StoredClaim], canonical_key: str) -> list[EntityName]:

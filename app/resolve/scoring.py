@@ -14,9 +14,9 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.names import NameForm, fold
 from app.resolve.guards import align_words, is_acronym_of
 from app.resolve.model import NameKind, NameMatch
-from app.resolve.normalise import NameForm, fold
 
 
 class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):

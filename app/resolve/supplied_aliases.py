@@ -5,8 +5,8 @@ A caller who passes ``entities: [{text: "Ocean Probe 1"}]`` with the content "Oc
 OP-1. ``app/resolve/aliases.py`` finds aliases between two *mentions*; here only one side is a
 mention, so the other is read from the text right after it:
 
-- ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets ("also known as", "aka",
-  "short for", "formerly", "简称", "又称"…): Y is an alias;
+- ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets (``app.domain.aliases``: "also
+  known as", "aka", "short for", "formerly", "简称", "又称"…): Y is an alias;
 - ``X (Y)`` without an introducer: Y is an alias only when it abbreviates X (its letters and
   digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM"), because a
   bracket after a name often holds something else ("Meridian Health (Boston)", "John (my
@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import re
 
-_INTRO = (
-    r"also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|short\s+for|short|hereafter|"
-    r"hereinafter|formerly|以下简称|下称|简称|又称|或称"
-)
+from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+
+_INTRO = pattern((*BRACKET_WORDS, *CJK_WORDS))
 _BRACKET = re.compile(
     r"\s*[(（]\s*(?P<intro>(?:" + _INTRO + r")\s*[:：,，]?\s*)?(?P<alias>[^()（）]{1,80}?)\s*[)）]",
     re.IGNORECASE,
 )
 _INLINE = re.compile(
-    r"\s*[,，]?\s*(?:also\s+known\s+as|a\.?k\.?a\.?|better\s+known\s+as|简称|又称)\s*[:：]?\s*"
+    rf"\s*[,，]?\s*(?:{pattern((*INLINE_WORDS, *CJK_WORDS))})\s*[:：]?\s*"
     r"(?P<alias>[^,，.。;；:：!！?？()（）\n]{1,80})",
     re.IGNORECASE,
 )

@@ -19,9 +19,9 @@ from typing import TypeVar
 
 import msgspec
 
+from app.domain.names import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, Evidence, Neighbour
-from app.resolve.normalise import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 T = TypeVar("T")

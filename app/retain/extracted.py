@@ -7,12 +7,10 @@ pipeline, so the pipeline and the resolver do not care which one ran.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 import msgspec
 
-FactType = Literal["world", "experience"]
-FactKind = Literal["event", "conversation"]
+from app.domain.facts import ExtractedFactType, FactKind
 
 
 class ExtractedEntity(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,7 +30,7 @@ class ExtractedFact(msgspec.Struct, frozen=True, kw_only=True):
     """One atomic fact ready to be resolved, embedded and written."""
 
     text: str
-    fact_type: FactType = "world"
+    fact_type: ExtractedFactType = "world"
     fact_kind: FactKind = "conversation"
     occurred_start: datetime | None = None
     occurred_end: datetime | None = None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from app.curate.banks import LLM_MODES
+from app.domain.banks import LLM_MODES
 from app.retain import extraction_worker
 from app.retain.extracted import ExtractionInput, ExtractionResult
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.curate.banks import EntityLabel
+from app.domain.banks import EntityLabel
+from app.domain.names import name_key
 from app.errors import InvalidInput
-from app.resolve.normalise import name_key
-from app.retain.items import RetainItem
+from app.retain.schemas import RetainItem
 
 
 def check_entity_labels(labels: Sequence[EntityLabel], items: Sequence[RetainItem]) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import msgspec
 
 from app.errors import InvalidInput, PayloadTooLarge
-from app.retain.items import RetainItem
+from app.retain.schemas import RetainItem
 
 
 class RetainLimits(msgspec.Struct, frozen=True, kw_only=True):

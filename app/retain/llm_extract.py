@@ -49,14 +49,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from pydantic.config import ExtraValues
 
 from app.config import Settings
+from app.domain.facts import EXTRACTED_FACT_TYPES, FactKind
 from app.errors import Unavailable
-from app.retain.extracted import (
-    ExtractedEntity,
-    ExtractedFact,
-    ExtractionResult,
-    FactKind,
-    FactType,
-)
+from app.retain.extracted import ExtractedEntity, ExtractedFact, ExtractionResult
 
 __all__ = [
     "DEFAULT_INSTRUCTOR_MODE",
@@ -183,7 +178,7 @@ class LlmFact(BaseModel):
     @classmethod
     def _type_label(cls, value: Any) -> Any:
         label = str(value or "").strip().lower()
-        return label if label in get_args(FactType) else "world"
+        return label if label in EXTRACTED_FACT_TYPES else "world"
 
     @field_validator("entities", mode="before")
     @classmethod

@@ -7,7 +7,7 @@ kept sentence is a fact, worded as written. What it adds is structure the retrie
   ("OP-1", "UA123") that NER misses, and stated aliases ("Ocean Probe 1 (OP-1)", "X aka Y",
   "海洋探测器1号（简称海探1）") as one entity with two names;
 - when it happened, from the sentence's time expressions resolved against the item timestamp
-  (``app.retain.dates``);
+  (``app.domain.dates``);
 - ``experience`` for first-person statements by the agent itself, ``world`` otherwise.
 
 Conversation turns ("Speaker: text" lines) keep the speaker in every fact, so "Caroline: I went
@@ -24,18 +24,19 @@ import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.dates import as_utc, occurrence
+from app.domain.facts import ExtractedFactType
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
-from app.retain.dates import occurrence
 from app.retain.extracted import (
     ExtractedEntity,
     ExtractedFact,
     ExtractionInput,
     ExtractionResult,
-    FactType,
 )
 
 if TYPE_CHECKING:
@@ -163,14 +164,9 @@ _TIME_CODE = re.compile(r"\d+(?:am|pm|AM|PM)$")
 
 _NAME_WORD = r"(?:[A-Z][\w'’&.+]*(?:-[\w'’&.+]+)*|\d[\w.]*(?:-\w+)*)"
 _LATIN_NAME = rf"{_NAME_WORD}(?:[ \t]+(?:{_NAME_WORD}|of|the|and|for|de|la|von|van|&))*"
-_ALIAS_MARKERS = (
-    r"also\s+known\s+as|better\s+known\s+as|formerly\s+known\s+as|formerly|known\s+as|aka"
-    r"|a\.k\.a\.?|short\s+for|abbreviated(?:\s+as)?|nicknamed|called|i\.e\.|or"
-)
-_CJK_MARKERS = (
-    r"以下简称|以下簡稱|简称|簡稱|又称|又稱|又名|亦称|亦稱|下称|俗称|原名|全称"
-    r"|缩写|英文名?|英语|英語"
-)
+_ALIAS_MARKERS = pattern(BRACKET_WORDS)
+_INLINE_MARKERS = pattern(INLINE_WORDS)
+_CJK_MARKERS = pattern(CJK_WORDS)
 _CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7afA-Za-z0-9·・\-]"
 _PAREN_ALIAS = re.compile(
     rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*[(（][ \t]*"
@@ -178,8 +174,7 @@ _PAREN_ALIAS = re.compile(
     r"(?P<y>[^()（）\n,，;；\"”“]{1,60}?)[\"”'’]?[ \t]*[)）]"
 )
 _INLINE_ALIAS = re.compile(
-    rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*,?[ \t]+(?P<marker>also\s+known\s+as|better\s+known\s+as"
-    r"|otherwise\s+known\s+as|formerly\s+known\s+as|aka|a\.k\.a\.?|nicknamed)[ \t]+[\"“'‘]?"
+    rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*,?[ \t]+(?P<marker>{_INLINE_MARKERS})[ \t]+[\"“'‘]?"
     rf"(?P<y>[^\W_][\w'’&.+-]*(?:[ \t]+{_NAME_WORD})*)[\"”'’]?"
 )
 _CJK_PAREN_ALIAS = re.compile(
@@ -319,7 +314,7 @@ class ChunksExtractor:
         """Return the chunk as a single fact."""
         if not chunk_text.strip():
             return ExtractionResult(facts=())
-        when = _as_utc(timestamp) if timestamp is not None else None
+        when = as_utc(timestamp) if timestamp is not None else None
         fact = ExtractedFact(
             text=chunk_text,
             fact_type="experience" if _agent_narrates(context) else "world",
@@ -667,7 +662,7 @@ def _fact(
     plan: _Plan, fact_text: str, body: str, speaker: _Speaker | None, mentions: list[_Mention]
 ) -> ExtractedFact:
     agent = speaker.is_agent if speaker is not None else plan.agent_narrator
-    fact_type: FactType = "experience" if agent and _FIRST_PERSON.search(body) else "world"
+    fact_type: ExtractedFactType = "experience" if agent and _FIRST_PERSON.search(body) else "world"
     when = occurrence(body, plan.timestamp)
     entities: dict[str, ExtractedEntity] = {}
     if speaker is not None and speaker.name.casefold() not in _ROLE_SPEAKERS:
@@ -719,7 +714,3 @@ def _is_substantial(body: str, *, strict: bool) -> bool:
         return False
     empty = _FILLER | _FUNCTION_WORDS if strict else _FILLER
     return cjk > 0 or any(word not in empty for word in words)
-
-
-def _as_utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

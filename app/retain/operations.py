@@ -16,55 +16,20 @@ import logging
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal
 
 import msgspec
 
 from app.errors import MnemoError, NotFound
-from app.retain.items import RetainItem
 from app.retain.pipeline import RetainPipeline
+from app.retain.schemas import ItemError, Operation, OperationPage, OperationStatus, RetainItem
 from app.store.graph import Graph
 
 log = logging.getLogger(__name__)
 
-OperationStatus = Literal["pending", "running", "completed", "failed"]
 # An operation interrupted this many times is failed instead of resumed again: something in
 # it probably kills the process.
 MAX_ATTEMPTS = 3
 BATCH_ITEMS = 50
-
-
-class ItemError(msgspec.Struct, frozen=True):
-    """Why one item of an operation failed."""
-
-    index: int
-    error: str
-
-
-class Operation(msgspec.Struct, frozen=True, kw_only=True):
-    """An async retain as the API shows it."""
-
-    id: str
-    bank_id: str
-    type: str
-    status: OperationStatus
-    created_at: datetime
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    items_count: int = 0
-    items_done: int = 0
-    memories_count: int = 0
-    attempts: int = 0
-    errors: list[ItemError] = msgspec.field(default_factory=list)
-    warnings: list[str] = msgspec.field(default_factory=list)
-
-
-class OperationPage(msgspec.Struct, frozen=True):
-    """One page of a bank's operations."""
-
-    items: list[Operation]
-    limit: int
-    offset: int
 
 
 class _Stored(msgspec.Struct, kw_only=True):

@@ -33,9 +33,10 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from app.curate.banks import Bank, BankService
-from app.curate.lifecycle import retire_facts
-from app.resolve.normalise import name_key
+from app.domain.banks import BankConfig, BankDirectory
+from app.domain.dates import as_utc
+from app.domain.lifecycle import retire_facts
+from app.domain.names import entity_names, name_key
 from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.retain.chunking import Chunk, content_hash, split_content
@@ -47,11 +48,11 @@ from app.retain.extracted import (
     ExtractionResult,
 )
 from app.retain.extractors import ExtractionSettings, Extractor
-from app.retain.items import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, by_source, temporal_weight
 from app.retain.publish import publish_facts
+from app.retain.schemas import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.semantic import SemanticLinkFinder
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx, cypher_datetime
@@ -154,7 +155,7 @@ class RetainPipeline:
         graph: Graph,
         vectors: VectorStore,
         embedder: Embedder,
-        banks: BankService,
+        banks: BankDirectory,
         extractors: dict[str, Extractor],
         resolver: EntityResolver,
         limits: RetainLimits,
@@ -235,7 +236,7 @@ class RetainPipeline:
     # -- prepare ------------------------------------------------------------------------------
 
     async def _prepare(
-        self, bank: Bank, items: Sequence[RetainItem], now: datetime, *, fresh_plan: bool = False
+        self, bank: BankConfig, items: Sequence[RetainItem], now: datetime, *, fresh_plan: bool = False
     ) -> tuple[list[PreparedItem], Usage]:
         chunked = [split_content(item.content) for item in items]
         doc_ids = [item.document_id or str(uuid.uuid4()) for item in items]
@@ -302,7 +303,7 @@ class RetainPipeline:
 
     async def _write(
         self,
-        bank: Bank,
+        bank: BankConfig,
         prepared: Sequence[PreparedItem],
         fresh: Sequence[PreparedFact],
         hooks: WriteHooks | None = None,
@@ -341,7 +342,7 @@ class RetainPipeline:
                         "metadata_json": _metadata_json(p.item),
                         "context": p.item.context,
                         # Kept so that the document can be reprocessed as it was retained.
-                        "timestamp": _utc(p.item.timestamp) if p.item.timestamp else None,
+                        "timestamp": as_utc(p.item.timestamp) if p.item.timestamp else None,
                         "entities_json": (
                             msgspec.json.encode(p.item.entities).decode()
                             if p.item.entities
@@ -505,12 +506,6 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def entity_names(entities: Sequence[ResolvedMention]) -> str:
-    """A fact's ``entity_names`` (keyword field): canonical names and surface texts it names."""
-    names = {r.canonical_name for r in entities} | {r.mention for r in entities}
-    return " · ".join(sorted(names))
-
-
 def _metadata_json(item: RetainItem) -> str | None:
     return msgspec.json.encode(item.metadata).decode() if item.metadata else None
 
@@ -519,7 +514,7 @@ def _facts_of(
     prepared: PreparedItem, chunk_id: str, result: ExtractionResult, now: datetime
 ) -> list[PreparedFact]:
     item = prepared.item
-    mentioned_at = _utc(item.timestamp) if item.timestamp else now
+    mentioned_at = as_utc(item.timestamp) if item.timestamp else now
     caller = tuple(ExtractedEntity(text=e.text, type=e.type or "") for e in item.entities or ())
     facts = [
         PreparedFact(
@@ -572,10 +567,6 @@ def _merge_entities(
             seen.add(slot)
             merged.append(entity)
     return tuple(merged)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _to_resolve(fact: PreparedFact) -> FactToResolve:

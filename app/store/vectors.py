@@ -199,7 +199,7 @@ def filter_plan(where: VectorFilter) -> tuple[Condition, ...] | None:
     None means no point can match (an explicitly empty ``fact_types`` or ``states``): the
     adapters answer ``[]`` without asking the engine.
 
-    Tags follow ``app.recall.tags.tags_match``: no query tags means no tag condition; ``exact``
+    Tags follow ``app.domain.tags.tags_match``: no query tags means no tag condition; ``exact``
     is "contains every query tag and holds no more values than there are distinct query tags"
     (tags are written de-duplicated). Time overlap treats a point with only one of start/end as
     an instant at that time; a point with neither never matches a time bound.

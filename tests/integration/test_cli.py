@@ -17,8 +17,8 @@ import pytest
 
 from app.client import MnemoClient
 from app.config import Settings
-from app.curate.banks import BankUpdate
-from app.retain.items import EntityHint, RetainItem
+from app.curate.schemas.banks import BankUpdate
+from app.retain.schemas import EntityHint, RetainItem
 from tests.support.cli import Cli
 
 

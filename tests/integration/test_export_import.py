@@ -21,10 +21,10 @@ import msgspec
 import pytest
 
 from app.client import MnemoClient
-from app.curate.banks import BankUpdate
-from app.curate.memories import MemoryUpdate
-from app.resolve.normalise import name_key
-from app.retain.items import EntityHint, RetainItem
+from app.curate.schemas.banks import BankUpdate
+from app.curate.schemas.memories import MemoryUpdate
+from app.domain.names import name_key
+from app.retain.schemas import EntityHint, RetainItem
 from app.transfer import export_bank, import_lines
 from tests.support.cli import Cli
 

@@ -18,8 +18,8 @@ from typing import get_args
 import numpy as np
 import pytest
 
+from app.domain.tags import tags_match
 from app.errors import Unavailable
-from app.recall.tags import tags_match
 from app.store.qdrant_edge import EdgeVectorStore
 from app.store.qdrant_server import ServerVectorStore
 from app.store.vectors import (

@@ -111,7 +111,7 @@ def test_retain_sends_the_async_flag_under_its_wire_name() -> None:
         answer = {"success": True, "bank_id": "b", "items_count": 1, "memory_ids": []}
         return httpx.Response(202, json={**answer, "operation_id": "op-1"})
 
-    from app.retain.items import RetainItem
+    from app.retain.schemas import RetainItem
 
     with client_for(handler) as client:
         answer = client.retain("b", [RetainItem(content="hi")], run_async=True)

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from app.curate.banks import BankUpdate
-from app.curate.memories import Memory, MemoryEntity
-from app.retain.items import RetainItem
+from app.curate.schemas.banks import BankUpdate
+from app.curate.schemas.memories import Memory, MemoryEntity
+from app.retain.schemas import RetainItem
 from app.transfer import (
     ExportBank,
     ExportDocument,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from app.recall.candidates import QueryEntity
 from app.recall.graph_scoring import (
     LinkKind,
     LinkPath,
@@ -14,7 +15,7 @@ from app.recall.graph_scoring import (
     SeedEntity,
     graph_candidates,
 )
-from app.recall.ports import GraphReader, QueryEntity
+from app.recall.ports import GraphReader
 from app.recall.query import RecallQuery
 from app.recall.recipes import RecallRecipe
 from app.recall.rows import listed

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from app.domain.tags import TagsMatch
 from app.recall.ports import GraphReader
 from app.recall.query import RecallQuery
 from app.recall.rows import listed
-from app.recall.tags import TagsMatch
 from app.store.search_keys import UNTAGGED, bank_key, count_token, escape_lucene, tag_token
 
 # Distinct query words used (each appears in two fields; Lucene refuses > 1,024 clauses).
@@ -44,7 +44,7 @@ def query_terms(text: str) -> list[str]:
 def tags_clause(tags: tuple[str, ...] | None, mode: TagsMatch) -> str | None:
     """The Lucene clause over ``tag_tokens`` that implements ``tags_match`` (None: no filter).
 
-    Mirrors ``app.recall.tags.tags_match``: ``any``/``all`` admit untagged facts through the
+    Mirrors ``app.domain.tags.tags_match``: ``any``/``all`` admit untagged facts through the
     ``untagged0`` token, the ``_strict`` forms do not, ``exact`` adds the tag-count token.
     """
     if not tags:

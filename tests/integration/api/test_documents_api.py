@@ -226,8 +226,8 @@ async def runtime(test_neo4j: str, tmp_path: Path) -> AsyncIterator[Runtime]:
 async def test_reprocess_that_fails_to_extract_changes_nothing(
     runtime: Runtime, graph_probe: GraphProbe, bank_id: str
 ) -> None:
-    from app.curate.banks import BankUpdate
-    from app.retain.items import RetainItem
+    from app.curate.schemas.banks import BankUpdate
+    from app.retain.schemas import RetainItem
 
     await runtime.banks.put(bank_id, BankUpdate(retain_extraction_mode="local"))
     await runtime.retainer.retain(

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.recall.tags import TAGS_MATCH_MODES, tags_match
+from app.domain.tags import TAGS_MATCH_MODES, tags_match
 from tests.support.fake_openai import FakeOpenAIServer, reply_json
 from tests.support.graph_snapshot import entity_counts, fact_links
 from tests.support.helpers import GraphProbe, retain

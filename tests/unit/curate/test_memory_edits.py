@@ -7,18 +7,11 @@ from datetime import UTC, datetime
 import pytest
 from msgspec import UNSET
 
-from app.curate.memories import (
-    MemoryEntity,
-    MemoryUpdate,
-    _lucene,
-    _MemoryRow,
-    _named_in,
-    _plan,
-    _StoredMemory,
-)
+from app.curate.memories import _lucene, _MemoryRow, _named_in, _plan, _StoredMemory
+from app.curate.schemas.memories import MemoryEntity, MemoryUpdate
 from app.errors import InvalidInput
 from app.retain.extracted import ExtractedEntity
-from app.retain.items import EntityHint
+from app.retain.schemas import EntityHint
 from app.store.search_keys import bank_key
 
 ALICE = MemoryEntity(id="e-alice", name="Alice Novak", mention="Alice", type="person")

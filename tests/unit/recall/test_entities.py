@@ -1,5 +1,6 @@
 import pytest
 
+from app.recall.candidates import QueryEntity
 from app.recall.entities import (
     FUZZY_STRENGTH,
     MAX_KEYS,
@@ -9,7 +10,6 @@ from app.recall.entities import (
     names_lucene,
     query_name_keys,
 )
-from app.recall.ports import QueryEntity
 from app.store.search_keys import bank_key
 
 

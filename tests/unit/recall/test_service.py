@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from app.errors import InvalidInput, NotFound, Unavailable
-from app.recall.models import RecallRequest
+from app.recall.schemas import RecallRequest
 from app.recall.service import RecallService
 from app.store.vectors import VectorFilter, VectorHit
 

@@ -1,5 +1,5 @@
+from app.domain.names import name_form, name_key, type_class
 from app.resolve.cluster import cluster_names, cluster_new_names
-from app.resolve.normalise import name_form, name_key, type_class
 
 
 def forms(*names: tuple[str, str]):

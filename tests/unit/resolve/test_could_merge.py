@@ -1,5 +1,5 @@
+from app.domain.names import name_key
 from app.resolve.batch import could_merge
-from app.resolve.normalise import name_key
 from app.resolve.scoring import DEFAULT_POLICY
 
 

@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
+from app.domain.names import name_key
 from app.resolve.decide import resolve_fact
 from app.resolve.model import (
     Candidate,
@@ -14,7 +15,6 @@ from app.resolve.model import (
     Merge,
     Neighbour,
 )
-from app.resolve.normalise import name_key
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

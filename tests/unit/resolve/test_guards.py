@@ -1,5 +1,6 @@
 import pytest
 
+from app.domain.names import name_form, name_key, type_class
 from app.resolve.guards import (
     name_conflict,
     number_conflict,
@@ -7,7 +8,6 @@ from app.resolve.guards import (
     token_conflict,
     type_conflict,
 )
-from app.resolve.normalise import name_form, name_key, type_class
 
 
 def form(text: str, entity_type: str | None = None):

@@ -2,9 +2,9 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
+from app.domain.names import name_key
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, KeepApart, Merge, Neighbour, Review
-from app.resolve.normalise import name_key
 from app.resolve.reconsider import may_merge, reconsider
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from app.resolve.normalise import name_form, name_key, type_class
+from app.domain.names import name_form, name_key, type_class
 from app.resolve.scoring import (
     DEFAULT_POLICY,
     combine,

@@ -1,9 +1,9 @@
 import pytest
 
-from app.curate.banks import EntityLabel
+from app.domain.banks import EntityLabel
 from app.errors import InvalidInput
-from app.retain.items import EntityHint, RetainItem
 from app.retain.labels import check_entity_labels
+from app.retain.schemas import EntityHint, RetainItem
 
 LABELS = (
     EntityLabel(name="pedagogy", values=("scaffolding", "Modelling")),

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from app.retain.dates import (
+from app.domain.dates import (
     TimeMention,
     find_time_mentions,
     occurrence,

@@ -24,13 +24,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-from app.store.graph import Tx
-
-RevisionKind = Literal["edit", "invalidate", "restore", "retire"]
+from app.domain.facts import RevisionKind
+from app.domain.statements import Statements
 
 
 class FactFootprint(msgspec.Struct, frozen=True):
@@ -52,7 +51,7 @@ class NewRevision(msgspec.Struct, frozen=True, kw_only=True):
     after: Mapping[str, Any]
 
 
-async def detach_facts(tx: Tx, bank_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+async def detach_facts(tx: Statements, bank_id: str, memory_ids: Sequence[str], at: datetime) -> None:
     """Take facts out of the active graph, keeping their links archived for a later restore.
 
     The facts must still hold their ``MENTIONS`` (i.e. be active); their ``state`` is the
@@ -67,7 +66,7 @@ async def detach_facts(tx: Tx, bank_id: str, memory_ids: Sequence[str], at: date
     await tx.run("memories/archive_links", {**params, "at": at})
 
 
-async def attach_facts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
+async def attach_facts(tx: Statements, bank_id: str, memory_ids: Sequence[str]) -> None:
     """Put archived facts back into the active graph: links restored, counts claimed again."""
     if not memory_ids:
         return
@@ -78,7 +77,7 @@ async def attach_facts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
     await tx.run("memories/claim_co_occurs", params)
 
 
-async def release_counts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
+async def release_counts(tx: Statements, bank_id: str, memory_ids: Sequence[str]) -> None:
     """Remove active facts' contribution to entity and co-occurrence counts (links untouched)."""
     if memory_ids:
         params = {"bank_id": bank_id, "memory_ids": list(memory_ids)}
@@ -86,7 +85,7 @@ async def release_counts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> Non
         await tx.run("memories/release_mentions", params)
 
 
-async def claim_counts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
+async def claim_counts(tx: Statements, bank_id: str, memory_ids: Sequence[str]) -> None:
     """Add active facts' contribution to entity and co-occurrence counts (links untouched)."""
     if memory_ids:
         params = {"bank_id": bank_id, "memory_ids": list(memory_ids)}
@@ -94,7 +93,7 @@ async def claim_counts(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
         await tx.run("memories/claim_co_occurs", params)
 
 
-async def delete_facts(tx: Tx, bank_id: str, facts: Sequence[FactFootprint]) -> None:
+async def delete_facts(tx: Statements, bank_id: str, facts: Sequence[FactFootprint]) -> None:
     """Delete facts with every relationship and revision, releasing what the valid ones counted.
 
     Invalidated facts counted nothing any more (invalidation released it), so only the valid
@@ -109,7 +108,7 @@ async def delete_facts(tx: Tx, bank_id: str, facts: Sequence[FactFootprint]) -> 
 
 
 async def forget_names(
-    tx: Tx, bank_id: str, memory_ids: Sequence[str], entity_ids: Sequence[str]
+    tx: Statements, bank_id: str, memory_ids: Sequence[str], entity_ids: Sequence[str]
 ) -> list[str]:
     """After facts are gone: drop them from name claims, then delete entities nobody mentions.
 
@@ -128,7 +127,7 @@ async def forget_names(
     return list(rows[0]["ids"]) if rows else []
 
 
-async def add_revisions(tx: Tx, bank_id: str, revisions: Sequence[NewRevision]) -> None:
+async def add_revisions(tx: Statements, bank_id: str, revisions: Sequence[NewRevision]) -> None:
     """Write audit records, one ``MemoryRevision`` per change, linked from its fact."""
     if not revisions:
         return
@@ -154,7 +153,7 @@ async def add_revisions(tx: Tx, bank_id: str, revisions: Sequence[NewRevision]) 
 
 
 async def retire_facts(
-    tx: Tx, bank_id: str, memory_ids: Sequence[str], *, reason: str, at: datetime
+    tx: Statements, bank_id: str, memory_ids: Sequence[str], *, reason: str, at: datetime
 ) -> None:
     """Facts the retain pipeline just invalidated (their chunk left the document).
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
+from app.domain.facts import FactType
+from app.domain.tags import Tag, TagsMatch
 from app.recall.candidates import TimeWindow
 from app.recall.recipes import Budget
-from app.recall.tags import TagsMatch
 from app.recall.trace import RecallTrace
 
-FactType = Literal["world", "experience", "observation"]
-Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 # The answer's token budget; the ceiling only keeps a typo from asking for a whole bank.
 MaxTokens = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 DEFAULT_MAX_TOKENS = 4096
@@ -24,7 +23,7 @@ class RecallRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
     ``query`` is limited to ``MNEMO_MAX_QUERY_CHARS`` characters (2,000 by default).
     ``types`` keeps only those fact types; ``tags`` + ``tags_match`` filter by tags (see
-    ``app.recall.tags``); ``query_timestamp`` is "now" for relative time expressions in the
+    ``app.domain.tags``); ``query_timestamp`` is "now" for relative time expressions in the
     query and for recency; ``temporal_window`` gives the event-time window directly instead of
     parsing one from the query; ``trace`` adds how each phase saw the query.
     """

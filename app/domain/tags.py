@@ -22,7 +22,12 @@ Tags compare as exact strings (case-sensitive); normalising them is the write pa
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
+
+import msgspec
+
+# One tag as a client sends it (tags compare as exact, case-sensitive strings).
+Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 
 TagsMatch = Literal["any", "all", "any_strict", "all_strict", "exact"]
 TAGS_MATCH_MODES: tuple[TagsMatch, ...] = get_args(TagsMatch)

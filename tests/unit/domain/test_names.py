@@ -1,6 +1,6 @@
 import pytest
 
-from app.resolve.normalise import (
+from app.domain.names import (
     fold,
     index_keys,
     name_form,

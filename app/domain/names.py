@@ -27,7 +27,10 @@ and a digit run keeps the Latin letters that follow it ("4a", "4o") so that code
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
+from datetime import datetime
 from functools import lru_cache
+from typing import Protocol
 
 import msgspec
 
@@ -293,3 +296,39 @@ def index_keys(key: str, entity_type: str | None = None) -> NameKeys:
     form = name_form(key, type_class(entity_type))
     lookup = tuple(dict.fromkeys(k for k in (form.core_key, form.compact, *form.acronyms) if k))
     return NameKeys(key=key, lookup=lookup, text=" ".join(form.tokens), series=form.series)
+
+
+class EntityName(msgspec.Struct, frozen=True, kw_only=True):
+    """One name of an entity with its provenance, all its claims on that name together."""
+
+    name: str
+    key: str
+    # mention (a fact called it so), alias (a text stated it), curator (a person named it), …
+    source: str | None
+    # A text stated it as an alias, or a curator gave it: it skips the word guard in matching.
+    stated: bool
+    surfaces: list[str]
+    # Facts that called the entity by this name (the first few; the count is complete).
+    memory_ids: list[str]
+    memory_count: int
+    first_seen_at: datetime | None
+
+
+class NamedMention(Protocol):
+    """A mention resolved to an entity: the entity's canonical name and the text as written."""
+
+    @property
+    def canonical_name(self) -> str:
+        """The entity's canonical name."""
+        ...
+
+    @property
+    def mention(self) -> str:
+        """The surface text in the fact."""
+        ...
+
+
+def entity_names(mentions: Iterable[NamedMention]) -> str:
+    """A fact's ``entity_names`` (keyword field): canonical names and surface texts it names."""
+    names = {m.canonical_name for m in mentions} | {m.mention for m in mentions}
+    return " · ".join(sorted(names))

@@ -1,14 +1,15 @@
-"""What a client sends to retain, and what it gets back."""
+"""What a client sends to retain, what it gets back, and how it follows async work (no I/O)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
+from app.domain.tags import Tag
+
 DocumentId = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
-Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 
 
 class EntityHint(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -67,3 +68,39 @@ class RetainResponse(msgspec.Struct, frozen=True, kw_only=True):
     items: list[ItemOutcome] = msgspec.field(default_factory=list)
     usage: Usage | None = None
     operation_id: str | None = None
+
+
+OperationStatus = Literal["pending", "running", "completed", "failed"]
+
+
+class ItemError(msgspec.Struct, frozen=True):
+    """Why one item of an operation failed."""
+
+    index: int
+    error: str
+
+
+class Operation(msgspec.Struct, frozen=True, kw_only=True):
+    """An async retain as the API shows it."""
+
+    id: str
+    bank_id: str
+    type: str
+    status: OperationStatus
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    items_count: int = 0
+    items_done: int = 0
+    memories_count: int = 0
+    attempts: int = 0
+    errors: list[ItemError] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class OperationPage(msgspec.Struct, frozen=True):
+    """One page of a bank's operations."""
+
+    items: list[Operation]
+    limit: int
+    offset: int

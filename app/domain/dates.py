@@ -28,6 +28,13 @@ import msgspec
 
 Qualifier = Literal["", "since", "before", "after"]
 
+
+def as_utc(moment: datetime) -> datetime:
+    """Read a naive datetime as UTC; convert an aware one to UTC (so comparisons never fail)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
 _ONE_DAY = timedelta(days=1)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 

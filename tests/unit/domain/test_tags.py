@@ -1,6 +1,6 @@
 import pytest
 
-from app.recall.tags import TAGS_MATCH_MODES, TagsMatch, tags_match
+from app.domain.tags import TAGS_MATCH_MODES, TagsMatch, tags_match
 
 UNTAGGED: list[str] = []
 # fact tags, query tags → expected per mode (any, all, any_strict, all_strict, exact)
