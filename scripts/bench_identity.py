@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.client import MnemoClient
 from app.config import load_settings
-from app.curate.banks import BankUpdate
+from app.curate.schemas.banks import BankUpdate
+from app.domain.names import name_key
 from app.embedded import serve_in_thread
-from app.resolve.normalise import name_key
-from app.retain.items import EntityHint, RetainItem
+from app.retain.schemas import EntityHint, RetainItem
 
 
 @contextmanager

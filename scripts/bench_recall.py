@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import Settings, load_settings  # noqa: E402
-from app.curate.banks import BankUpdate  # noqa: E402
-from app.recall.models import RecallRequest  # noqa: E402
-from app.retain.items import EntityHint, RetainItem  # noqa: E402
+from app.curate.schemas.banks import BankUpdate  # noqa: E402
+from app.recall.schemas import RecallRequest  # noqa: E402
+from app.retain.schemas import EntityHint, RetainItem  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.store.vectors import VectorFilter  # noqa: E402
 from scripts.bench_support import benchmark_neo4j_uri  # noqa: E402

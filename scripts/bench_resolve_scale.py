@@ -40,12 +40,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import load_settings
-from app.curate.banks import Bank, BankUpdate
+from app.curate.schemas.banks import Bank, BankUpdate
 from app.errors import NotFound
 from app.resolve.bulk import SeedEntity, SeedPair, seed_co_occurrences, seed_entities
 from app.resolve.graph_resolver import GraphResolver
 from app.resolve.port import FactToResolve, MentionToResolve
-from app.retain.items import EntityHint, RetainItem
+from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
 
 ONSETS = [

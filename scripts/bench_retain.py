@@ -33,8 +33,8 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import load_settings
-from app.curate.banks import BankUpdate
-from app.retain.items import EntityHint, RetainItem
+from app.curate.schemas.banks import BankUpdate
+from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
 
 FIRST = [
