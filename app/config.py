@@ -43,7 +43,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     embedding_dim: int = 384
     embedding_batch_size: int = 64
     # ONNX threads per embedding batch; 0: onnxruntime's default (every core). One leaves the
-    # other cores to the retain write path and Neo4j, which bound throughput (decision 0009).
+    # other cores to the retain write path and Neo4j, which bound throughput (decision 0008).
     embedding_threads: int = 1
     # Batches embedded at once, one model session each (~25 MB for the default model);
     # 0: one per embedding_threads cores (one in all when embedding_threads is 0).

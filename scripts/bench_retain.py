@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=3,
         # Two clients no longer keep a bank's write busy: each waits on its own extraction and
-        # embedding longer than the other's write takes (decision 0012).
+        # embedding longer than the other's write takes (decision 0008).
         help="clients retaining at once",
     )
     parser.add_argument(

@@ -13,7 +13,7 @@ Phases, in this order (the order is what keeps the two stores honest):
 
 Semantic links wait for the publish because they are most of what a write creates (up to 50 a
 fact) and need no resolved entity: written outside the bank lock, they no longer hold up the
-next write of the bank (decision 0012).
+next write of the bank (decision 0008).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ visible. Two ways to clear it:
   their links again. Relationships take their locks at commit, in a sorted order, but the
   flag's locks are taken as the statement runs, so this transaction can still deadlock with a
   concurrent writer of the same facts: Neo4j fails one of the two and ``Graph.write`` runs it
-  again (none seen in 50k-fact benchmark runs, decision 0012).
+  again (none seen in 50k-fact benchmark runs, decision 0008).
 - :func:`mark_vectors_written` (memory edits): the flag alone, after the bank's write lock,
   as a separate first statement of its transaction: the lock is then certainly taken before
   any fact node is touched.

@@ -4,7 +4,7 @@ The embedded store (``qdrant_edge``) answers batched searches with a score thres
 filter by bank and state only (retain's semantic links) from here. Qdrant Edge scans a bank's
 unindexed points holding the GIL, 2.9 ms a query at 50k points, and so stalls the whole
 service; a matrix product releases the GIL and, with the threshold applied before any
-sorting, costs a fraction of that (decision 0011).
+sorting, costs a fraction of that (decision 0008).
 
 Pure numpy, no I/O and no locking: the owner feeds every write it makes to the engine through
 here and serialises the calls.

@@ -1,5 +1,5 @@
 // Entities named in a query: entities ever called by one of the given normalised names
-// (app.resolve.normalise.name_key of the query's word n-grams).
+// (app.domain.names.name_key of the query's word n-grams).
 // One row with a list: the Python driver spends ~50 µs per record, far more than per list item.
 // params: $bank_id, $keys
 // mode: read
