@@ -20,16 +20,22 @@ from app.curate.memories import MemoryService
 from app.curate.reviews import ReviewService
 from app.recall.service import RecallService
 from app.resolve.graph_resolver import GraphResolver
-from app.retain.extractors import Extractor, LlmExtraction, OfflineExtraction, ProcessExtraction
+from app.retain.extract.llm import LlmExtractor
+from app.retain.extract.local import ChunksExtractor, LocalExtractor
+from app.retain.extract.port import (
+    ConcurrentLlmExtraction,
+    Extractor,
+    OfflineExtraction,
+    ProcessExtraction,
+)
 from app.retain.limits import RetainLimits
-from app.retain.llm_extract import LlmExtractor
-from app.retain.local_extract import ChunksExtractor, LocalExtractor
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.retain.reconcile import Reconciler
 from app.store.cypher import CypherRegistry
 from app.store.embeddings import Embedder
 from app.store.graph import Graph
+from app.store.llm import LlmClient
 from app.store.vector_factory import make_vector_store
 from app.store.vectors import VectorStore
 
@@ -159,8 +165,8 @@ async def _extractors(settings: Settings, stack: AsyncExitStack) -> dict[str, Ex
         "chunks": OfflineExtraction(ChunksExtractor()),
     }
     if settings.llm_configured:
-        llm = LlmExtractor.from_settings(settings)
+        llm = LlmClient.from_settings(settings)
         stack.push_async_callback(llm.aclose)
-        shared = LlmExtraction(llm, concurrency=settings.llm_concurrency)
+        shared = ConcurrentLlmExtraction(LlmExtractor(llm), concurrency=settings.llm_concurrency)
         extractors.update(dict.fromkeys(("concise", "verbose", "custom", "verbatim"), shared))
     return extractors

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import statistics
@@ -47,6 +48,7 @@ from app.resolve.graph_resolver import GraphResolver
 from app.resolve.port import FactToResolve, MentionToResolve
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
+from app.store.graph import Tx
 
 ONSETS = [
     "b",
@@ -216,12 +218,16 @@ async def seed_bank(runtime: Runtime, bank_id: str, entities: list[SeedEntity], 
             await runtime.retainer.retain(bank_id, items)
         return
     for start in range(0, len(entities), SEED_BATCH):
-        async with runtime.graph.transaction() as tx:
-            await seed_entities(tx, bank_id, entities[start : start + SEED_BATCH])
+        batch = entities[start : start + SEED_BATCH]
+        await runtime.graph.write(
+            bank_id, lambda tx, batch=batch: seed_entities(tx, bank_id, batch)
+        )
     pairs = pairs_for(entities, seed=11)
     for start in range(0, len(pairs), SEED_BATCH):
-        async with runtime.graph.transaction() as tx:
-            await seed_co_occurrences(tx, bank_id, pairs[start : start + SEED_BATCH])
+        chunk = pairs[start : start + SEED_BATCH]
+        await runtime.graph.write(
+            bank_id, lambda tx, chunk=chunk: seed_co_occurrences(tx, bank_id, chunk)
+        )
 
 
 async def seeded_size(runtime: Runtime, bank_id: str) -> int | None:
@@ -248,18 +254,20 @@ async def time_sample(
     spent = 0.0
     outcomes: Counter[str] = Counter()
     for fact in facts:
-        try:
-            async with runtime.graph.transaction() as tx:
-                start = time.perf_counter()
-                [resolved] = await resolver.resolve(tx, bank, [fact])
-                spent += time.perf_counter() - start
-                seeded = [r.entity_id in stored for r in resolved]
-                outcomes["exact→existing" if seeded[0] else "exact→new"] += 1
-                outcomes["variant→existing" if seeded[1] else "variant→new"] += 1
-                outcomes["new→existing" if seeded[2] else "new→new"] += 1
-                raise _Rollback
-        except _Rollback:
-            pass
+
+        async def resolve_and_roll_back(tx: Tx, fact: FactToResolve = fact) -> None:
+            nonlocal spent
+            start = time.perf_counter()
+            [resolved] = await resolver.resolve(tx, bank, [fact])
+            spent += time.perf_counter() - start
+            seeded = [r.entity_id in stored for r in resolved]
+            outcomes["exact→existing" if seeded[0] else "exact→new"] += 1
+            outcomes["variant→existing" if seeded[1] else "variant→new"] += 1
+            outcomes["new→existing" if seeded[2] else "new→new"] += 1
+            raise _Rollback
+
+        with contextlib.suppress(_Rollback):
+            await runtime.graph.write(bank.id, resolve_and_roll_back)
     return spent, outcomes
 
 

@@ -138,9 +138,7 @@ class BankService:
 
     def _check_mode(self, update: BankUpdate) -> None:
         mode = update.retain_extraction_mode
-        check_extraction_mode(
-            None if mode is UNSET else mode, llm_configured=self._llm_configured
-        )
+        check_extraction_mode(None if mode is UNSET else mode, llm_configured=self._llm_configured)
 
 
 def _props(update: BankUpdate) -> dict[str, object]:

@@ -157,10 +157,12 @@ class DocumentService:
         """
         await self._banks.require(bank_id)
         removal = _Removal(document_id, keep_document=False)
-        async with self._graph.transaction() as tx:
-            await tx.run("retain/lock_bank", {"bank_id": bank_id})
+
+        async def work(tx: Tx) -> None:
             await removal.before_write(tx, bank_id)
             await removal.after_write(tx, bank_id)
+
+        await self._graph.write(bank_id, work)
         await self._drop_vectors(bank_id, removal.memory_ids)
         return DocumentDeleted(
             bank_id=bank_id,

@@ -335,8 +335,8 @@ class EntityService:
     async def merge(self, bank_id: str, entity_id: str, request: MergeRequest) -> EntityChange:
         """Fold ``entity_id`` into ``request.into`` (audited, revertible)."""
         reason = clean_reason(request.reason)
-        async with self._graph.transaction() as tx:
-            await lock_bank(tx, bank_id)
+
+        async def work(tx: Tx) -> tuple[str, str]:
             gone, keep = await self.require_entities(tx, bank_id, [entity_id, request.into])
             refusal = merge_refusal(gone.brief(), keep.brief())
             if refusal is not None:
@@ -344,9 +344,12 @@ class EntityService:
             merge_id = await self.merge_in(
                 tx, bank_id, keep=keep.id, gone=gone.id, reason=reason, by="api"
             )
+            return (keep.id, merge_id)
+
+        keep_id, merge_id = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, merge_id),
-            entities=[await self.get(bank_id, keep.id)],
+            entities=[await self.get(bank_id, keep_id)],
         )
 
     async def merge_in(
@@ -397,8 +400,8 @@ class EntityService:
         memory_ids = list(dict.fromkeys(request.memory_ids))
         now = datetime.now(UTC)
         split_id, created_id = str(uuid.uuid4()), str(uuid.uuid4())
-        async with self._graph.transaction() as tx:
-            await lock_bank(tx, bank_id)
+
+        async def work(tx: Tx) -> str:
             (source,) = await self.require_entities(tx, bank_id, [entity_id])
             uses = await self._split_uses(tx, bank_id, source, memory_ids)
             claims = await self._claims(tx, bank_id, source.id)
@@ -459,17 +462,20 @@ class EntityService:
                 },
             )
             await self._rebuild(tx, bank_id, [source.id, created_id], memory_ids)
+            return source.id
+
+        source_id = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, split_id),
-            entities=[await self.get(bank_id, source.id), await self.get(bank_id, created_id)],
+            entities=[await self.get(bank_id, source_id), await self.get(bank_id, created_id)],
         )
 
     async def revert(self, bank_id: str, record_id: str, request: RevertRequest) -> EntityChange:
         """Undo a merge or a split exactly; 409 when a later repair of its entities is active."""
         reason = clean_reason(request.reason)
         revert_id = str(uuid.uuid4())
-        async with self._graph.transaction() as tx:
-            await lock_bank(tx, bank_id)
+
+        async def work(tx: Tx) -> list[str]:
             row = await tx.rows(
                 "entities/record", {"bank_id": bank_id, "id": record_id}, _RecordRow
             )
@@ -485,6 +491,9 @@ class EntityService:
                 assert rec.source is not None and rec.created is not None
                 restored = [rec.source]
                 await self._revert_split(tx, bank_id, rec, revert_id, reason)
+            return restored
+
+        restored = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, revert_id),
             entities=[await self.get(bank_id, eid) for eid in restored],
@@ -718,12 +727,6 @@ class EntityService:
             for row in rows
         ]
         await tx.run("entities/set_fact_names", {"bank_id": bank_id, "facts": facts})
-
-
-async def lock_bank(tx: Tx, bank_id: str) -> None:
-    """Take the bank's write lock (as retain does first); NotFound when there is no bank."""
-    if not await tx.run("retain/lock_bank", {"bank_id": bank_id}):
-        raise NotFound(f"bank {bank_id!r} not found")
 
 
 def _summary(e: StoredEntity) -> EntitySummary:

@@ -45,8 +45,8 @@ from app.domain.lifecycle import (
 from app.domain.names import entity_names, name_key
 from app.errors import Conflict, InvalidInput, NotFound, Unavailable
 from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
-from app.retain.extracted import ExtractedEntity, ExtractionInput
-from app.retain.extractors import ExtractionSettings
+from app.retain.extract.extracted import ExtractedEntity, ExtractionInput
+from app.retain.extract.port import ExtractionSettings
 from app.retain.links import Link
 from app.retain.pipeline import LinkedFact, RetainPipeline
 from app.retain.publish import mark_vectors_written
@@ -226,14 +226,16 @@ class MemoryService:
                 else []
             )
             now = datetime.now(UTC)
-            async with self._graph.transaction() as tx:
-                await tx.run("retain/lock_bank", {"bank_id": bank_id})
+
+            async def work(tx: Tx) -> None:
                 await self._check_unchanged(tx, bank_id, current)
                 changed_mentions = await self._write(tx, bank, current, plan, semantic, now)
                 revision = _revision(current, plan, changed_mentions, now)
                 # Sent values equal to the stored ones change nothing and record nothing.
                 if revision.before or revision.after:
                     await add_revisions(tx, bank_id, [revision])
+
+            await self._graph.write(bank_id, work)
             await self._publish(bank_id, current, plan, vector)
         return await self.get(bank_id, memory_id)
 
@@ -491,7 +493,9 @@ def _plan(
         change("text", memory.text, patch.text)
     if not isinstance(patch.context, UnsetType):
         change("context", memory.context, patch.context)
-    start = as_utc(patch.occurred_start) if not isinstance(patch.occurred_start, UnsetType) else None
+    start = (
+        as_utc(patch.occurred_start) if not isinstance(patch.occurred_start, UnsetType) else None
+    )
     end = as_utc(patch.occurred_end) if not isinstance(patch.occurred_end, UnsetType) else None
     if start is not None:
         change("occurred_start", memory.occurred_start, start)

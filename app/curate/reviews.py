@@ -13,7 +13,7 @@ from datetime import datetime
 
 import msgspec
 
-from app.curate.entities import EntityService, StoredEntity, decode_json, lock_bank
+from app.curate.entities import EntityService, StoredEntity, decode_json
 from app.curate.schemas.entities import EntityNeighbour
 from app.curate.schemas.reviews import (
     Review,
@@ -111,9 +111,9 @@ class ReviewService:
     async def decide(self, bank_id: str, review_id: str, decision: ReviewDecision) -> ReviewOutcome:
         """Decide an open review: "same" merges the pair, "different" keeps it apart for good."""
         reason = (decision.reason or "").strip() or None
-        merge_id: str | None = None
-        async with self._graph.transaction() as tx:
-            await lock_bank(tx, bank_id)
+
+        async def work(tx: Tx) -> str | None:
+            merge_id: str | None = None
             rows = await self._shape(tx, bank_id, [review_id])
             if not rows:
                 raise NotFound(f"review {review_id!r} not found in bank {bank_id!r}")
@@ -151,6 +151,9 @@ class ReviewService:
                         "by": "api",
                     },
                 )
+            return merge_id
+
+        merge_id = await self._graph.write(bank_id, work)
         return ReviewOutcome(
             review=await self.get(bank_id, review_id),
             merge=await self._entities.record(bank_id, merge_id) if merge_id else None,

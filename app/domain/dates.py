@@ -35,6 +35,7 @@ def as_utc(moment: datetime) -> datetime:
         return moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
 
+
 _ONE_DAY = timedelta(days=1)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 

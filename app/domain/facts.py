@@ -14,6 +14,7 @@ EXTRACTED_FACT_TYPES: tuple[ExtractedFactType, ...] = get_args(ExtractedFactType
 
 # Event: something happened; conversation: something was said (LLM extraction tells them apart).
 FactKind = Literal["event", "conversation"]
+FACT_KINDS: tuple[FactKind, ...] = get_args(FactKind)
 
 # Invalidated facts stay stored (for audit and restore) but leave recall and the active graph.
 MemoryState = Literal["valid", "invalidated"]

@@ -51,7 +51,9 @@ class NewRevision(msgspec.Struct, frozen=True, kw_only=True):
     after: Mapping[str, Any]
 
 
-async def detach_facts(tx: Statements, bank_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+async def detach_facts(
+    tx: Statements, bank_id: str, memory_ids: Sequence[str], at: datetime
+) -> None:
     """Take facts out of the active graph, keeping their links archived for a later restore.
 
     The facts must still hold their ``MENTIONS`` (i.e. be active); their ``state`` is the

@@ -41,49 +41,149 @@ _KEEP_AT_EDGE = frozenset("#%&@*+")
 _INVISIBLE = frozenset("\u00ad\u200b\u2060\ufeff\u180e")
 # Unicode categories trimmed at the ends: punctuation, other/modifier symbols (emoji, skin tones),
 # format characters, separators and controls.
-_TRIM_CATEGORIES = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "So", "Sk", "Cf", "Zs",
-                              "Zl", "Zp", "Cc"})
+_TRIM_CATEGORIES = frozenset(
+    {"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "So", "Sk", "Cf", "Zs", "Zl", "Zp", "Cc"}
+)
 # Emoji variation selectors and the keycap mark are combining marks that belong to a symbol.
 _EMOJI_MARKS = frozenset(chr(c) for c in range(0xFE00, 0xFE10)) | {"\u20e3"}
 
 # Letters that NFD does not decompose but that readers treat as accented variants.
-_FOLD_MAP = str.maketrans({
-    "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "æ": "ae", "œ": "oe",
-    "ħ": "h", "ŧ": "t", "ŋ": "n",
-})
+_FOLD_MAP = str.maketrans(
+    {
+        "ø": "o",
+        "ł": "l",
+        "đ": "d",
+        "ð": "d",
+        "þ": "th",
+        "ı": "i",
+        "æ": "ae",
+        "œ": "oe",
+        "ħ": "h",
+        "ŧ": "t",
+        "ŋ": "n",
+    }
+)
 
 # Leading tokens that are professional or social titles, not part of a person's name. Kinship
 # words ("Aunt Florence") are not titles here: relative to the user they single out one person,
 # so "Aunt Florence" keeps two informative words while "Dr. Okafor" has one.
-PERSON_TITLES = frozenset({
-    "dr", "doctor", "prof", "professor", "mr", "mrs", "ms", "mx", "miss", "sir", "dame", "rev",
-    "hon",
-})
+PERSON_TITLES = frozenset(
+    {
+        "dr",
+        "doctor",
+        "prof",
+        "professor",
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "miss",
+        "sir",
+        "dame",
+        "rev",
+        "hon",
+    }
+)
 # Trailing tokens that are generational or academic suffixes of a person's name.
 PERSON_SUFFIXES = frozenset({"jr", "sr", "phd", "md", "esq"})
 # Trailing tokens that are legal forms of an organisation.
-LEGAL_SUFFIXES = frozenset({
-    "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp",
-    "lp", "plc", "gmbh", "ag", "sa", "sas", "sarl", "bv", "nv", "oy", "ab", "pty", "pte", "kk",
-    "srl", "spa", "ulc",
-})
+LEGAL_SUFFIXES = frozenset(
+    {
+        "inc",
+        "incorporated",
+        "corp",
+        "corporation",
+        "co",
+        "company",
+        "ltd",
+        "limited",
+        "llc",
+        "llp",
+        "lp",
+        "plc",
+        "gmbh",
+        "ag",
+        "sa",
+        "sas",
+        "sarl",
+        "bv",
+        "nv",
+        "oy",
+        "ab",
+        "pty",
+        "pte",
+        "kk",
+        "srl",
+        "spa",
+        "ulc",
+    }
+)
 # A leading or trailing word that only repeats the type ("Project Orbit" is the project Orbit).
 TYPE_HEADS: dict[str, frozenset[str]] = {
     "project": frozenset({"project", "programme", "program"}),
 }
 # Words left out of acronyms ("University of Washington" → "uw").
-ACRONYM_STOPWORDS = frozenset({"of", "the", "and", "for", "at", "in", "on", "de", "du", "des",
-                               "la", "le", "van", "von", "der", "den", "y", "e", "und", "et"})
+ACRONYM_STOPWORDS = frozenset(
+    {
+        "of",
+        "the",
+        "and",
+        "for",
+        "at",
+        "in",
+        "on",
+        "de",
+        "du",
+        "des",
+        "la",
+        "le",
+        "van",
+        "von",
+        "der",
+        "den",
+        "y",
+        "e",
+        "und",
+        "et",
+    }
+)
 
 # Canonical type classes and their synonyms; anything else keeps its own (lower-cased) name.
 _TYPE_SYNONYMS: dict[str, str] = {
     **dict.fromkeys(("person", "people", "per", "human", "individual", "contact"), "person"),
-    **dict.fromkeys(("organization", "organisation", "org", "company", "business",
-                     "institution", "corporation", "agency", "norp"), "organization"),
-    **dict.fromkeys(("place", "location", "loc", "gpe", "city", "country", "region", "venue",
-                     "address", "fac", "facility"), "place"),
-    **dict.fromkeys(("product", "software", "tool", "app", "application", "device", "model"),
-                    "product"),
+    **dict.fromkeys(
+        (
+            "organization",
+            "organisation",
+            "org",
+            "company",
+            "business",
+            "institution",
+            "corporation",
+            "agency",
+            "norp",
+        ),
+        "organization",
+    ),
+    **dict.fromkeys(
+        (
+            "place",
+            "location",
+            "loc",
+            "gpe",
+            "city",
+            "country",
+            "region",
+            "venue",
+            "address",
+            "fac",
+            "facility",
+        ),
+        "place",
+    ),
+    **dict.fromkeys(
+        ("product", "software", "tool", "app", "application", "device", "model"), "product"
+    ),
     **dict.fromkeys(("project", "initiative", "programme", "program"), "project"),
     **dict.fromkeys(("event", "meeting", "conference", "sprint"), "event"),
     **dict.fromkeys(("concept", "topic", "idea", "skill"), "concept"),
@@ -129,8 +229,13 @@ def fold(key: str) -> str:
 def is_cjk(ch: str) -> bool:
     """True for CJK ideographs and kana, scripts written without spaces between words."""
     c = ord(ch)
-    return (0x3040 <= c <= 0x30FF or 0x3400 <= c <= 0x4DBF or 0x4E00 <= c <= 0x9FFF
-            or 0xF900 <= c <= 0xFAFF or 0x20000 <= c <= 0x2FFFF)
+    return (
+        0x3040 <= c <= 0x30FF
+        or 0x3400 <= c <= 0x4DBF
+        or 0x4E00 <= c <= 0x9FFF
+        or 0xF900 <= c <= 0xFAFF
+        or 0x20000 <= c <= 0x2FFFF
+    )
 
 
 @lru_cache(maxsize=65536)

@@ -9,8 +9,6 @@ from typing import Any, Protocol
 class Statements(Protocol):
     """Runs statements by name inside one transaction (``app.store.graph.Tx`` is one)."""
 
-    async def run(
-        self, name: str, params: Mapping[str, Any] | None = None
-    ) -> list[dict[str, Any]]:
+    async def run(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the statement ``cypher/<name>.cypher`` and return its records as dicts."""
         ...

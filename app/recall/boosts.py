@@ -11,8 +11,8 @@ recent, well-attested but weakly matching fact can never push out a strong match
 One factor goes the other way, as boundedly: a fact that is itself a question ("What's new with
 you?", kept as a fact by offline extraction of chats) states nothing, so it cannot be the
 evidence a query asks for, yet a question-form query matches its form. Its score is multiplied
-by ``1 - question_penalty`` (at most 0.5). On LoCoMo a penalty of 0.25 raised evidence
-recall@10 from 0.693 to 0.707 (docs/decisions/0005-recall.md).
+by ``1 - question_penalty`` (at most 0.5; the tuned recipes use 0.25, see
+docs/decisions/0005-recall.md).
 
 Last, ``diversify`` demotes repeats of one source chunk (a message cut into sentence facts),
 so that a short answer covers more sources (docs/decisions/0005-recall.md).

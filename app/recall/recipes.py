@@ -225,16 +225,15 @@ class RecallRecipe(msgspec.Struct, frozen=True, kw_only=True):
 # - vector weighs a little more (1.3) and the graph less (0.6): the graph mostly re-ranks what
 #   the text channels found, and at full weight its ties crowded out single-channel evidence.
 TUNED_WEIGHTS = ChannelWeights(vector=1.3, keyword=1.0, graph=0.6, temporal=1.0)
-# - SEMANTIC links only corroborate (0.05): every larger weight lowered recall (0.15: -1.7
-#   points of recall@10), because facts close to many hits are generic; min_score 0.15 drops
-#   facts that merely share a hub with the seeds.
+# - SEMANTIC links only corroborate (0.05): larger weights lower recall, because facts close
+#   to many hits are generic; min_score 0.15 drops facts that merely share a hub with the seeds.
 TUNED_GRAPH = GraphScoringConfig(semantic_weight=0.05, min_score=0.15)
 # - boosts are tie-breakers: a fact ranked first by every channel leads one ranked second by
 #   every channel by only 62/61 (1.64 %, k = 60), so the untuned caps (+10 % recency alone)
-#   put a newer runner-up first. The total stays below that gap (1.5 %); on LoCoMo boosts of
-#   any size measured neutral. Question facts lose a quarter of their score (boosts.py).
+#   put a newer runner-up first. The total stays below that gap (1.5 %): on LoCoMo, boosts
+#   of any size are neutral. Question facts lose a quarter of their score (boosts.py).
 # - source diversity: each further fact of a chunk already in the answer keeps 90 % of its
-#   score per repeat (boosts.diversify). LoCoMo recall@10 0.697 -> 0.708 (0.2: 0.710); the
+#   score per repeat (boosts.diversify); a stronger demotion helps LoCoMo a little, but the
 #   milder value is kept for banks of long documents, whose chunks hold many relevant facts.
 TUNED_BOOSTS = BoostConfig(
     recency_max=0.01,

@@ -12,20 +12,17 @@ Phases, in this order (the order is what keeps the two stores honest):
    phase ends, reconciliation finishes it, links included.
 
 Semantic links wait for the publish because they are most of what a write creates (up to 50 a
-fact) and need no resolved entity: written outside the bank lock, they no longer hold up the
-next write of the bank (decision 0008).
+fact) and need no resolved entity: written outside the bank lock, they do not hold up the next
+write of the bank (decision 0008).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import uuid
-import weakref
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -41,13 +38,13 @@ from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, Re
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.retain.chunking import Chunk, content_hash, split_content
 from app.retain.documents import DocumentPlan, StoredDocument, plan_document
-from app.retain.extracted import (
+from app.retain.extract.extracted import (
     ExtractedEntity,
     ExtractedFact,
     ExtractionInput,
     ExtractionResult,
 )
-from app.retain.extractors import ExtractionSettings, Extractor
+from app.retain.extract.port import ExtractionSettings, Extractor
 from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, by_source, temporal_weight
@@ -130,22 +127,6 @@ class _StoredDocRow(msgspec.Struct):
     chunks: list[dict[str, object]]
 
 
-class KeyedLocks:
-    """One asyncio lock per key (a bank id), kept only while someone holds or awaits it."""
-
-    def __init__(self) -> None:
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    @asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        """Hold the lock of ``key`` for the duration of the block."""
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = self._locks[key] = asyncio.Lock()
-        async with lock:
-            yield
-
-
 class RetainPipeline:
     """Retains a batch of items into one bank."""
 
@@ -172,7 +153,6 @@ class RetainPipeline:
         self._links = links
         self._semantic = SemanticLinkFinder(vectors, links)
         self._fault = fault_injection
-        self._bank_locks = KeyedLocks()
 
     @property
     def resolver(self) -> EntityResolver:
@@ -220,12 +200,9 @@ class RetainPipeline:
         fresh = [f for p in prepared for f in p.facts]
         vectors = await self._embedder.embed([f.fact.text for f in fresh])
         semantic = await self.semantic_links(bank.id, [f.id for f in fresh], vectors)
-        # One write of a bank at a time in this process: the writers queue here rather than
-        # each holding a Neo4j transaction open while they wait on the bank's lock
-        # (retain/lock_bank), which still orders writers across processes. The publish runs
-        # after it, while the next write of the bank goes on.
-        async with self._bank_locks.hold(bank.id):
-            await self._write(bank, prepared, fresh, hooks)
+        # The bank's writers queue for this write; the publish runs after it, while the next
+        # write of the bank goes on.
+        await self._write(bank, prepared, fresh, hooks)
         if self._fault == CRASH_AFTER_GRAPH_WRITE:
             log.critical("fault injection: exiting between the graph and the vector write")
             os._exit(97)
@@ -236,7 +213,12 @@ class RetainPipeline:
     # -- prepare ------------------------------------------------------------------------------
 
     async def _prepare(
-        self, bank: BankConfig, items: Sequence[RetainItem], now: datetime, *, fresh_plan: bool = False
+        self,
+        bank: BankConfig,
+        items: Sequence[RetainItem],
+        now: datetime,
+        *,
+        fresh_plan: bool = False,
     ) -> tuple[list[PreparedItem], Usage]:
         chunked = [split_content(item.content) for item in items]
         doc_ids = [item.document_id or str(uuid.uuid4()) for item in items]
@@ -311,7 +293,6 @@ class RetainPipeline:
         active = [p for p in prepared if p.plan.status != "unchanged"]
 
         async def work(tx: Tx) -> None:
-            await tx.run("retain/lock_bank", {"bank_id": bank.id})
             if hooks is not None:
                 await hooks.before_write(tx, bank.id)
             await self._write_documents(tx, bank.id, active)
@@ -324,9 +305,7 @@ class RetainPipeline:
             if hooks is not None:
                 await hooks.after_write(tx, bank.id)
 
-        # Concurrent writers of one bank queue on its lock; a deadlock Neo4j still detects
-        # (with statements outside that lock) fails one transaction, which runs again.
-        await self._graph.write(work)
+        await self._graph.write(bank.id, work)
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(

@@ -10,10 +10,9 @@ visible. Two ways to clear it:
   their links again. Relationships take their locks at commit, in a sorted order, but the
   flag's locks are taken as the statement runs, so this transaction can still deadlock with a
   concurrent writer of the same facts: Neo4j fails one of the two and ``Graph.write`` runs it
-  again (none seen in 50k-fact benchmark runs, decision 0008).
-- :func:`mark_vectors_written` (memory edits): the flag alone, after the bank's write lock,
-  as a separate first statement of its transaction: the lock is then certainly taken before
-  any fact node is touched.
+  again (decision 0008).
+- :func:`mark_vectors_written` (memory edits): the flag alone, in an exclusive write of the
+  bank, so the lock is taken before any fact node is touched.
 """
 
 from __future__ import annotations
@@ -49,17 +48,17 @@ async def publish_facts(
             await tx.run("retain/link_semantic", {"bank_id": bank_id, "sources": sources})
         return await _clear_pending(tx, bank_id, memory_ids)
 
-    return await graph.write(work)
+    # Outside the bank's write lock: see the module docstring.
+    return await graph.write(bank_id, work, exclusive=False)
 
 
 async def mark_vectors_written(graph: Graph, bank_id: str, memory_ids: Sequence[str]) -> int:
     """Clear ``vector_pending`` on ``memory_ids`` after the bank's lock; returns how many."""
 
     async def work(tx: Tx) -> int:
-        await tx.run("retain/lock_bank", {"bank_id": bank_id})
         return await _clear_pending(tx, bank_id, memory_ids)
 
-    return await graph.write(work)
+    return await graph.write(bank_id, work)
 
 
 async def _clear_pending(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> int:

@@ -1,9 +1,11 @@
 """The Cypher registry: every statement lives in ``cypher/<area>/<name>.cypher``, loaded by name.
 
-Each file opens with a ``//`` header saying what it answers, its ``$parameters`` and whether it
-reads or writes (``// mode: read`` or ``// mode: write``); the mode picks the driver's routing.
-Values always travel as parameters. The few things Cypher cannot parameterise (a hop bound, a
-label) go through :func:`identifier` or :func:`bounded_int` before they are spliced.
+Each file opens with a ``//`` header saying what it answers, its ``$parameters`` (a
+``// params:`` line, continued on ``//``-lines indented by two or more spaces; ``none`` when
+there are none) and whether it reads or writes (``// mode: read`` or ``// mode: write``); the
+mode picks the driver's routing. Values always travel as parameters: no statement is ever
+formatted with input, so nothing is spliced into Cypher (``tests/integration/test_cypher.py``
+checks that every header names exactly the parameters its body uses, and plans every statement).
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ import msgspec
 
 Mode = Literal["read", "write", "schema"]
 
-CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
+# app/cypher: a link to the top-level cypher/ in a checkout, the files themselves in a wheel.
+CYPHER_ROOT = Path(__file__).resolve().parents[1] / "cypher"
 
 _MODE_LINE = re.compile(r"^//\s*mode:\s*(read|write|schema)\s*$", re.MULTILINE)
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_PARAMS_LINE = re.compile(r"^//\s*params:(.*)$")
+_CONTINUATION = re.compile(r"^//\s{2,}(.*)$")
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 class Statement(msgspec.Struct, frozen=True):
@@ -29,6 +35,30 @@ class Statement(msgspec.Struct, frozen=True):
     text: str
     mode: Mode
     path: Path
+
+    @property
+    def declared_params(self) -> frozenset[str]:
+        """The parameters the header's ``// params:`` line (and its continuations) names."""
+        names: set[str] = set()
+        reading = False
+        for line in self.text.splitlines():
+            if not line.startswith("//"):
+                break
+            match = _PARAMS_LINE.match(line) or (_CONTINUATION.match(line) if reading else None)
+            reading = match is not None
+            if match is not None:
+                names.update(_PARAM.findall(match.group(1)))
+        return frozenset(names)
+
+    @property
+    def used_params(self) -> frozenset[str]:
+        """The parameters the body uses (outside comments and string literals)."""
+        body = "\n".join(
+            _STRING.sub("''", line).split("//")[0]
+            for line in self.text.splitlines()
+            if not line.lstrip().startswith("//")
+        )
+        return frozenset(_PARAM.findall(body))
 
 
 class CypherRegistry:
@@ -62,17 +92,3 @@ class CypherRegistry:
     def names(self, prefix: str = "") -> list[str]:
         """Statement names, optionally those under one area (``"schema/"``)."""
         return sorted(n for n in self._statements if n.startswith(prefix))
-
-
-def identifier(value: str) -> str:
-    """Validate a label or relationship type before it is spliced into Cypher."""
-    if not _IDENTIFIER.match(value):
-        raise ValueError(f"not a safe Cypher identifier: {value!r}")
-    return value
-
-
-def bounded_int(value: int, low: int, high: int) -> int:
-    """Validate an integer (e.g. a hop bound) before it is spliced into Cypher."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"expected an integer in [{low}, {high}], got {value!r}")
-    return value

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -28,7 +29,7 @@ from neo4j.exceptions import (
 from neo4j.graph import Node, Path, Relationship
 from neo4j.time import Date, DateTime, Duration, Time
 
-from app.errors import Unavailable
+from app.errors import NotFound, Unavailable
 from app.store.cypher import CypherRegistry, Statement
 
 T = TypeVar("T")
@@ -55,9 +56,9 @@ async def _as_domain_errors() -> AsyncIterator[None]:
 def to_native(value: Any) -> Any:
     """A record value as plain Python: temporal values native, nodes and paths as data.
 
-    What ``Record.data()`` and a temporal pass did in two walks, in one that passes scalars,
-    lists and dicts by exact type: on retain's rows (a candidate's 200 neighbours each) the two
-    walks took a sixth of the Python time.
+    One walk that passes scalars, lists and dicts by exact type, because retain reads rows of
+    hundreds of values each (a candidate's neighbours), where a generic per-value conversion
+    is a large share of the Python time.
     """
     kind = type(value)
     if kind is str or kind is int or kind is float or kind is bool or value is None:
@@ -129,6 +130,22 @@ class Tx:
         return convert_rows(await self.run(name, params), into)
 
 
+class KeyedLocks:
+    """One asyncio lock per key (a bank id), kept only while someone holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        """Hold the lock of ``key`` for the duration of the block."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        async with lock:
+            yield
+
+
 class Graph:
     """The graph store: named Cypher statements over an async Neo4j driver."""
 
@@ -136,6 +153,7 @@ class Graph:
         self._driver = driver
         self.registry = registry
         self.database = database
+        self._bank_writers = KeyedLocks()
 
     @classmethod
     def connect(
@@ -208,31 +226,42 @@ class Graph:
             return [record_dict(record) async for record in result]
 
     async def write(
-        self, work: Callable[[Tx], Awaitable[T]], *, attempts: int = WRITE_ATTEMPTS
+        self,
+        bank_id: str,
+        work: Callable[[Tx], Awaitable[T]],
+        *,
+        exclusive: bool = True,
+        attempts: int = WRITE_ATTEMPTS,
     ) -> T:
-        """Run ``work`` in one write transaction, again from scratch after a transient failure.
+        """Run ``work`` in one write transaction of a bank; every writer of a bank comes here.
 
-        Neo4j resolves a deadlock (or a lost leader) by failing one of the transactions; the
-        work is all-or-nothing, so running it again is safe. ``work`` must not keep state
-        from a failed attempt.
+        A transient failure (a deadlock, a lost leader) runs ``work`` again from scratch, with
+        backoff: it is all-or-nothing and must keep no state from a failed attempt.
+
+        ``exclusive`` (the default): the writers of one bank run one at a time. In this process
+        they queue on an asyncio lock, so that waiting holds no open transaction; across
+        processes the transaction's first statement takes the bank node's write lock
+        (``banks/lock``); ``NotFound`` when the bank does not exist. ``exclusive=False`` is for
+        work that changes nothing another writer reads or decides on (retain's publish: links
+        between facts already written, and their pending flags); it can then deadlock with a
+        writer, which the retry absorbs.
         """
-        for attempt in range(1, attempts + 1):
-            try:
-                async with self._driver_transaction() as tx:
-                    return await work(tx)
-            except TransientError as exc:
-                if attempt == attempts or not exc.is_retryable():
-                    raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
-                delay = RETRY_BASE_DELAY_S * 2 ** (attempt - 1) * (1 + random.random())
-                log.info("transient Neo4j error (%s); retrying in %.2f s", exc.code, delay)
-                await asyncio.sleep(delay)
+        async with self._bank_writers.hold(bank_id) if exclusive else contextlib.nullcontext():
+            for attempt in range(1, attempts + 1):
+                try:
+                    async with self._driver_transaction() as tx:
+                        if exclusive and not await tx.run("banks/lock", {"bank_id": bank_id}):
+                            raise NotFound(f"bank {bank_id!r} not found")
+                        return await work(tx)
+                except TransientError as exc:
+                    if attempt == attempts or not exc.is_retryable():
+                        raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
+                    delay = RETRY_BASE_DELAY_S * 2 ** (attempt - 1) * (1 + random.random())
+                    log.info("transient Neo4j error (%s); retrying in %.2f s", exc.code, delay)
+                    await asyncio.sleep(delay)
+                except (ServiceUnavailable, SessionExpired) as exc:
+                    raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
         raise AssertionError("unreachable")
-
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
-        """One explicit write transaction: commits on success, rolls back on error."""
-        async with _as_domain_errors(), self._driver_transaction() as tx:
-            yield tx
 
     @asynccontextmanager
     async def _driver_transaction(self) -> AsyncIterator[Tx]:

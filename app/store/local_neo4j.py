@@ -25,7 +25,11 @@ def _script_env(settings: Settings) -> dict[str, str]:
 def neo4j_script(settings: Settings, command: str, *, quiet: bool = False) -> int:
     """Run ``scripts/neo4j COMMAND`` for this data directory and these ports."""
     if not SCRIPT.exists():
-        raise Unavailable(f"{SCRIPT} is missing: cannot run a local Neo4j")
+        # An installed package has no scripts/ folder: the local Neo4j is a checkout's default.
+        raise Unavailable(
+            "no local Neo4j in this installation (scripts/neo4j ships with a checkout): "
+            "set MNEMO_NEO4J_URI to a Neo4j 5 server"
+        )
     completed = subprocess.run(
         [str(SCRIPT), command],
         env=_script_env(settings),

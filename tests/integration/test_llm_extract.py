@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -15,7 +16,8 @@ import instructor
 import pytest
 
 from app.config import Settings
-from app.retain.llm_extract import LlmExtractor
+from app.retain.extract.llm import LlmExtractor
+from app.store.llm import LlmClient
 from tests.support.fake_openai import (
     FakeOpenAIServer,
     Scripted,
@@ -88,9 +90,10 @@ GOOD_ANSWER: dict[str, Any] = {
 ONE_FACT: dict[str, Any] = {"facts": [{"what": "Sarah Chen lives in Paris.", "fact_type": "world"}]}
 
 
-def make_extractor(
+@asynccontextmanager
+async def make_extractor(
     base_url: str, *, timeout_s: float = 5.0, max_retries: int = 2, **options: Any
-) -> LlmExtractor:
+) -> AsyncIterator[LlmExtractor]:
     settings = Settings(
         llm_base_url=base_url,
         llm_api_key="test-key",
@@ -99,7 +102,8 @@ def make_extractor(
         llm_max_retries=max_retries,
     )
     options.setdefault("backoff_s", 0.01)
-    return LlmExtractor.from_settings(settings, **options)
+    async with LlmClient.from_settings(settings, **options) as client:
+        yield LlmExtractor(client)
 
 
 @pytest.fixture

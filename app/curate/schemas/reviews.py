@@ -10,6 +10,8 @@ import msgspec
 from app.curate.schemas.entities import EntityMergeRecord, EntityNeighbour
 
 ReviewStatus = Literal["open", "same", "different"]
+# What a person decides about a pair.
+ReviewVerdict = Literal["same", "different"]
 
 
 # A listing filter: one status, or every review.
@@ -60,7 +62,7 @@ class ReviewPage(msgspec.Struct, frozen=True):
 class ReviewDecision(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """``same``: merge the pair. ``different``: keep them apart for good."""
 
-    decision: Literal["same", "different"]
+    decision: ReviewVerdict
     reason: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
 
 

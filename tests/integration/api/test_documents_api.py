@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from app.errors import NotFound
-from app.retain.extracted import ExtractionInput, ExtractionResult
-from app.retain.extractors import ExtractionSettings
+from app.retain.extract.extracted import ExtractionInput, ExtractionResult
+from app.retain.extract.port import ExtractionSettings
 from app.runtime import Runtime
 from tests.conftest import make_settings
 from tests.support.fake_openai import FakeOpenAIServer, reply_json

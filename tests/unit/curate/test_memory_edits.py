@@ -10,7 +10,7 @@ from msgspec import UNSET
 from app.curate.memories import _lucene, _MemoryRow, _named_in, _plan, _StoredMemory
 from app.curate.schemas.memories import MemoryEntity, MemoryUpdate
 from app.errors import InvalidInput
-from app.retain.extracted import ExtractedEntity
+from app.retain.extract.extracted import ExtractedEntity
 from app.retain.schemas import EntityHint
 from app.store.search_keys import bank_key
 

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import pytest
 
 from app.errors import Unavailable
-from app.retain.extracted import ExtractionInput
-from app.retain.extractors import ExtractionSettings, ProcessExtraction
-from app.retain.local_extract import DEFAULT_SPACY_MODEL, LocalExtractor
+from app.retain.extract.extracted import ExtractionInput
+from app.retain.extract.local import DEFAULT_SPACY_MODEL, LocalExtractor
+from app.retain.extract.port import ExtractionSettings, ProcessExtraction
 
 LOCAL = ExtractionSettings(mode="local")
 CHUNKS = [
@@ -64,7 +64,7 @@ async def test_unknown_model_fails_the_start_with_its_name() -> None:
 
 ORPHANING_SERVICE = f"""
 import asyncio, os
-from app.retain.extractors import ProcessExtraction
+from app.retain.extract.port import ProcessExtraction
 
 async def main():
     worker = await ProcessExtraction.start({DEFAULT_SPACY_MODEL!r})

@@ -10,8 +10,13 @@ import pytest
 
 from app.errors import Unavailable
 from app.retain.chunking import split_content
-from app.retain.extracted import ExtractedEntity, ExtractedFact, ExtractionInput, ExtractionResult
-from app.retain.local_extract import ChunksExtractor, LocalExtractor
+from app.retain.extract.extracted import (
+    ExtractedEntity,
+    ExtractedFact,
+    ExtractionInput,
+    ExtractionResult,
+)
+from app.retain.extract.local import ChunksExtractor, LocalExtractor
 
 # Monday 8 May 2023, 14:00 UTC: the first LoCoMo session.
 REF = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)

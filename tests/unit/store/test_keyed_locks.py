@@ -1,6 +1,6 @@
 import asyncio
 
-from app.retain.pipeline import KeyedLocks
+from app.store.graph import KeyedLocks
 
 
 async def test_writers_of_one_bank_take_turns_and_other_banks_do_not_wait():

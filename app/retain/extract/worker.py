@@ -15,11 +15,11 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from app.retain.extracted import ExtractionInput, ExtractionResult
+from app.retain.extract.extracted import ExtractionInput, ExtractionResult
 
 if TYPE_CHECKING:
     # Imported in the worker only: the service imports this module to name its function.
-    from app.retain.local_extract import LocalExtractor
+    from app.retain.extract.local import LocalExtractor
 
 _loaded: dict[str, LocalExtractor] = {}
 
@@ -47,7 +47,7 @@ def extract(model: str, jobs: Sequence[ExtractionInput]) -> list[ExtractionResul
     """Extract ``jobs`` with the spaCy ``model``, loaded on the first call (no jobs: load only)."""
     extractor = _loaded.get(model)
     if extractor is None:
-        from app.retain.local_extract import LocalExtractor
+        from app.retain.extract.local import LocalExtractor
 
         extractor = _loaded[model] = LocalExtractor.load(model)
     return extractor.extract_many(jobs) if jobs else []

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain import aliases
 from app.domain.dates import as_utc, occurrence
 from app.domain.facts import ExtractedFactType
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
-from app.retain.extracted import (
+from app.retain.extract.extracted import (
     ExtractedEntity,
     ExtractedFact,
     ExtractionInput,
@@ -164,9 +164,9 @@ _TIME_CODE = re.compile(r"\d+(?:am|pm|AM|PM)$")
 
 _NAME_WORD = r"(?:[A-Z][\w'’&.+]*(?:-[\w'’&.+]+)*|\d[\w.]*(?:-\w+)*)"
 _LATIN_NAME = rf"{_NAME_WORD}(?:[ \t]+(?:{_NAME_WORD}|of|the|and|for|de|la|von|van|&))*"
-_ALIAS_MARKERS = pattern(BRACKET_WORDS)
-_INLINE_MARKERS = pattern(INLINE_WORDS)
-_CJK_MARKERS = pattern(CJK_WORDS)
+_ALIAS_MARKERS = aliases.pattern(aliases.BRACKET_WORDS)
+_INLINE_MARKERS = aliases.pattern(aliases.INLINE_WORDS)
+_CJK_MARKERS = aliases.pattern(aliases.CJK_WORDS)
 _CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7afA-Za-z0-9·・\-]"
 _PAREN_ALIAS = re.compile(
     rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*[(（][ \t]*"

@@ -9,19 +9,15 @@ import msgspec
 from app.curate.schemas.banks import BankUpdate
 from app.curate.schemas.memories import Memory, MemoryEntity
 from app.retain.schemas import RetainItem
-from app.transfer import (
+from app.transfer.format import (
     ExportBank,
     ExportDocument,
     ExportEntity,
     ExportMemory,
     ExportMention,
-    Merge,
-    Split,
-    match_memories,
-    memory_fix,
     parse_lines,
-    plan_identities,
 )
+from app.transfer.identity import Merge, Split, match_memories, memory_fix, plan_identities
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
 

@@ -14,20 +14,16 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import msgspec
 
-from app.domain.banks import LLM_MODES
-from app.retain import extraction_worker
-from app.retain.extracted import ExtractionInput, ExtractionResult
+from app.domain.banks import LLM_MODES, LlmMode
+from app.retain.extract import worker as extraction_worker
+from app.retain.extract.extracted import ExtractionInput, ExtractionResult
+from app.retain.extract.llm import LlmExtractor
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    # Imported for types only: openai + instructor take seconds to import, and every client
-    # command of the CLI imports this module through the shared request Structs.
-    from app.retain.llm_extract import LlmExtractor, LlmMode
 
 
 class ExtractionSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,9 +65,9 @@ class OfflineExtraction:
 class ProcessExtraction:
     """``local`` mode in a worker process, beside the service's own Python work.
 
-    Measured with ``scripts/bench_retain.py`` (two clients, 10k facts): 84 → 94 facts/s, the
-    bank's write path no longer waiting for spaCy to let go of the GIL. Start it with
-    :meth:`start` (which loads the model in the worker) and :meth:`close` it.
+    In another process spaCy cannot hold the GIL that the bank's write path needs (decision
+    0008). Start it with :meth:`start` (which loads the model in the worker) and :meth:`close`
+    it.
 
     The worker is spawned: like any spawned process it imports the parent's main module, so a
     script that opens a ``Runtime`` keeps its work under ``if __name__ == "__main__":`` (or
@@ -138,7 +134,7 @@ class ProcessExtraction:
         await asyncio.to_thread(self._pool.shutdown, wait=True, cancel_futures=True)
 
 
-class LlmExtraction:
+class ConcurrentLlmExtraction:
     """The LLM modes: chunks extracted concurrently, at most ``concurrency`` at a time."""
 
     def __init__(self, llm: LlmExtractor, *, concurrency: int = 4) -> None:

@@ -9,10 +9,11 @@ import httpx
 import msgspec
 import pytest
 
-from app.cli import build_parser, default_url
+from app.cli import build_parser
+from app.cli.common import default_url
+from app.cli.output import ProgressBar, cell, render, table
 from app.client import ApiError, MnemoClient, api_error, drop_none
 from app.config import load_settings
-from app.console import ProgressBar, cell, render, table
 
 
 def client_for(handler: Callable[[httpx.Request], httpx.Response]) -> MnemoClient:
