@@ -88,4 +88,3 @@ def _completion(parser: argparse.ArgumentParser, shell: str) -> int:
 
     sys.stdout.write(shtab.complete(parser, shell=shell))
     return 0
-

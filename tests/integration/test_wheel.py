@@ -69,9 +69,7 @@ def test_installed_command_reports_its_version(installed: Path) -> None:
 @pytest.fixture
 def served(installed: Path, test_neo4j: str, tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("MNEMO_") and k != "PYTHONPATH"
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_") and k != "PYTHONPATH"}
     env.update(
         MNEMO_NEO4J_URI=test_neo4j,
         MNEMO_DATA_DIR=str(tmp_path / "data"),
