@@ -16,11 +16,12 @@ from app.api.deps import DEPENDENCIES
 from app.api.documents import DocumentController
 from app.api.entities import EntityController, EntityMergeController
 from app.api.errors import EXCEPTION_HANDLERS
-from app.api.health import HealthController
+from app.api.health import HealthController, VersionController
 from app.api.memories import RetainController
-from app.api.memory_items import MemoryItemController
+from app.api.memory_items import MemoryItemController, TagController
 from app.api.operations import OperationController
 from app.api.recall import RecallController
+from app.api.reflect import MentalModelController, ReflectController
 from app.api.reviews import ReviewController
 from app.config import Settings, load_settings
 from app.runtime import Runtime
@@ -47,6 +48,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             HealthController,
+            VersionController,
             BankController,
             RetainController,
             MemoryItemController,
@@ -56,6 +58,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             EntityMergeController,
             ReviewController,
             OperationController,
+            TagController,
+            ReflectController,
+            MentalModelController,
             MetricsController,
         ],
         lifespan=[lifespan],

@@ -90,7 +90,13 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
 
 
 NameKind = Literal[
-    "exact", "same_form", "stated", "initials", "contained", "acronym", "given_name",
+    "exact",
+    "same_form",
+    "stated",
+    "initials",
+    "contained",
+    "acronym",
+    "given_name",
 ]
 
 

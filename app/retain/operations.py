@@ -147,8 +147,13 @@ class OperationRunner:
         rows = await self._graph.rows(
             "operations/list", {"bank_id": bank_id, "limit": limit, "offset": offset}, _Row
         )
+        total = (await self._graph.run("operations/total", {"bank_id": bank_id}))[0]["total"]
         return OperationPage(
-            items=[_to_operation(r.operation) for r in rows], limit=limit, offset=offset
+            bank_id=bank_id,
+            operations=[_to_operation(r.operation) for r in rows],
+            total=total,
+            limit=limit,
+            offset=offset,
         )
 
     async def wait_idle(self) -> None:
