@@ -23,6 +23,7 @@ from app.api.operations import OperationController
 from app.api.recall import RecallController
 from app.api.reflect import MentalModelController, ReflectController
 from app.api.reviews import ReviewController
+from app.api.webhooks import WebhookController
 from app.config import Settings, load_settings
 from app.runtime import Runtime
 
@@ -59,6 +60,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ReviewController,
             OperationController,
             TagController,
+            WebhookController,
             ReflectController,
             MentalModelController,
             MetricsController,

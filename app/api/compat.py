@@ -152,7 +152,7 @@ def config_view(bank: Bank, default_mode: ExtractionMode) -> tuple[dict[str, Any
         "retain_mission": bank.retain_mission,
         "retain_extraction_mode": bank.retain_extraction_mode,
         "retain_custom_instructions": bank.retain_custom_instructions,
-        "entity_labels": msgspec.to_builtins(bank.entity_labels),
+        "entity_labels": list(msgspec.to_builtins(bank.entity_labels)),
         "reflect_mission": bank.reflect_mission,
         "background": bank.background,
         "disposition_skepticism": bank.disposition.skepticism,

@@ -8,8 +8,9 @@ from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK
 
 from app.api.compat import retain_items
-from app.api.deps import BankId, Banks, Operations, Retainer
+from app.api.deps import BankId, Banks, Events, Operations, Retainer
 from app.retain.schemas import RetainRequest, RetainResponse
+from app.webhooks.rules import retain_completed
 
 
 class RetainController(Controller):
@@ -29,6 +30,7 @@ class RetainController(Controller):
         bank_id: BankId,
         data: JSONBody[RetainRequest],
         banks: Banks,
+        events: Events,
         retainer: Retainer,
         operations: Operations,
     ) -> RetainResponse:
@@ -51,4 +53,5 @@ class RetainController(Controller):
                 warnings=warnings,
             )
         response = await retainer.retain(bank_id, items)
+        events.emit(bank_id, "retain.completed", retain_completed(response))
         return msgspec.structs.replace(response, warnings=[*response.warnings, *warnings])

@@ -19,6 +19,7 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.events import EventSink, NoEvents
 from app.errors import MnemoError, NotFound
 from app.retain.pipeline import RetainPipeline
 from app.retain.schemas import ItemError, Operation, OperationPage, OperationStatus, RetainItem
@@ -76,9 +77,13 @@ class _Progress(msgspec.Struct, kw_only=True):
 class OperationRunner:
     """Records, runs and reports async retains; one background worker per process."""
 
-    def __init__(self, graph: Graph, pipeline: RetainPipeline) -> None:
+    def __init__(
+        self, graph: Graph, pipeline: RetainPipeline, events: EventSink | None = None
+    ) -> None:
         self._graph = graph
         self._pipeline = pipeline
+        # Told ``retain.completed`` when an operation finishes (webhooks).
+        self._events: EventSink = events or NoEvents()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
 
@@ -222,6 +227,18 @@ class OperationRunner:
         await self._graph.run(
             "operations/finish",
             {"bank_id": bank_id, "id": operation_id, "status": status, **progress.params()},
+        )
+        self._events.emit(
+            bank_id,
+            "retain.completed",
+            {
+                "operation_id": operation_id,
+                "async": True,
+                "status": status,
+                "items_count": progress.done,
+                "memory_unit_count": progress.memories,
+                "errors": [{"index": e.index, "error": e.error} for e in progress.errors],
+            },
         )
 
 
