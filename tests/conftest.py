@@ -55,8 +55,8 @@ def test_neo4j() -> str:
 
 @pytest.fixture(scope="session")
 def settings(test_neo4j: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """Settings of the shared test server (its own Qdrant Edge shard)."""
-    return make_settings(tmp_path_factory.mktemp("mnemo-data"))
+    """Settings of the shared test server (its own Qdrant Edge shard; quick webhook retries)."""
+    return make_settings(tmp_path_factory.mktemp("mnemo-data"), webhook_retry_base_s=0.2)
 
 
 @pytest.fixture(scope="session")
