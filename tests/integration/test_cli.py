@@ -97,7 +97,7 @@ def test_retain_from_text_file_and_stdin_then_list_and_recall(
     assert lisbon["tags"] == ["personal", "work"] and lisbon["context"] == "onboarding chat"
     assert lisbon["metadata"] == {"source": "cli"} and lisbon["document_id"] == "notes/1"
     assert lisbon["mentioned_at"].startswith("2023-05-08T13:56:00")
-    assert "Caroline" in {e["name"] for e in lisbon["entities"]}
+    assert "Caroline" in {e["name"] for e in lisbon["mentions"]}
     assert lisbon["occurred_start"].startswith("2023-03-01")
 
     listed = cli.run("memories", "list", "--bank", bank, "--document-id", "piped").stdout

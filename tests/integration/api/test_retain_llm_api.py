@@ -18,7 +18,7 @@ def _llm_bank(http: httpx.Client, bank_id: str) -> str:
         f"/v1/default/banks/{bank_id}",
         json={"retain_extraction_mode": "concise", "retain_mission": "Track team travel."},
     )
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     return bank_id
 
 

@@ -124,7 +124,8 @@ def test_a_slow_receiver_never_blocks_a_retain(http: httpx.Client, bank: str) ->
 def test_async_retain_emits_when_the_operation_finishes(http: httpx.Client, bank: str) -> None:
     with receiver() as rx:
         hook = _hook(http, bank, rx.url)
-        answer = _retain(http, bank, "Hedy Lamarr co-invented frequency hopping.", **{"async": True})
+        text = "Hedy Lamarr co-invented frequency hopping."
+        answer = _retain(http, bank, text, **{"async": True})
         assert answer["async"] is True
         [got] = rx.wait_for(1)
         data = msgspec.json.decode(got.body)["data"]
@@ -171,7 +172,8 @@ def test_bad_requests_name_the_field(http: httpx.Client, bank: str) -> None:
     assert bad_type.status_code == 400 and "event_types" in bad_type.text
     assert http.post(base, json={"url": "ftp://x/"}).status_code == 400
     assert http.post(base, json={"url": "http://127.0.0.1:9/", "colour": 1}).status_code == 400
-    assert http.post("/v1/default/banks/no-such-bank-x/webhooks", json={"url": "http://a.b/"}).status_code == 404
+    nobody = "/v1/default/banks/no-such-bank-x/webhooks"
+    assert http.post(nobody, json={"url": "http://a.b.example/"}).status_code == 404
 
 
 def test_deleting_the_bank_removes_its_webhooks(
