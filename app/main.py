@@ -20,6 +20,7 @@ from app.api.errors import EXCEPTION_HANDLERS
 from app.api.health import HealthController, VersionController
 from app.api.memories import RetainController
 from app.api.memory_items import MemoryItemController, TagController
+from app.api.openapi import document_errors
 from app.api.operations import OperationController
 from app.api.recall import RecallController
 from app.api.reflect import MentalModelController, ReflectController
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    document_errors(app)
     return app
 
 

@@ -406,6 +406,8 @@ def test_result_shape_and_budget(http: httpx.Client, chunks_bank: str) -> None:
         "text",
         "type",
         "entities",
+        "mentions",
+        "chunk_id",
         "context",
         "occurred_start",
         "occurred_end",
@@ -426,6 +428,8 @@ def test_result_shape_and_budget(http: httpx.Client, chunks_bank: str) -> None:
         ("Lake Tahoe", "Lake Tahoe"),
         ("Melanie", "Melanie"),
     ]
+    assert top["entities"] == ["Lake Tahoe", "Melanie"]  # Hindsight's shape: the names
+    assert top["chunk_id"]
     assert {"final", "vector", "keyword"} <= set(top["scores"])
     assert top["scores"]["final"] >= answer["results"][1]["scores"]["final"]
     names = {e["name"] for e in answer["entities"].values()}

@@ -67,9 +67,14 @@ def test_delivery_is_signed_and_carries_the_memory_count(http: httpx.Client, ban
 
 
 def test_zero_memory_retain_still_reports_its_count(http: httpx.Client, bank: str) -> None:
+    item = {"content": "Edsger Dijkstra found the shortest path.", "document_id": "d/1"}
+    first = http.post(f"/v1/default/banks/{bank}/memories", json={"items": [item]}).json()
+    assert first["memory_ids"]
     with receiver() as rx:
         hook = _hook(http, bank, rx.url)
-        _retain(http, bank, "   ")
+        # The same document again: nothing changed, no memory made, and the event still says so.
+        again = http.post(f"/v1/default/banks/{bank}/memories", json={"items": [item]}).json()
+        assert again["memory_ids"] == []
         [got] = rx.wait_for(1)
         assert msgspec.json.decode(got.body)["data"]["memory_unit_count"] == 0
         _settled(http, bank, hook["id"])
