@@ -137,11 +137,6 @@ class BankService:
         _, created = await self.put(bank_id, BankUpdate())
         return created
 
-    async def exists(self, bank_id: str) -> bool:
-        """Whether the bank exists (a listing of a bank that does not is empty, not an error)."""
-        check_bank_id(bank_id)
-        return bool(await self._graph.run("banks/exists", {"bank_id": bank_id}))
-
     async def reset(self, bank_id: str) -> Bank:
         """Set every setting back to its default (the name and description stay)."""
         await self.require(bank_id)
