@@ -22,9 +22,9 @@ class Alive(msgspec.Struct, frozen=True):
 
 
 class Liveness(msgspec.Struct, frozen=True, kw_only=True):
-    """The process answers: its version and how long it has run."""
+    """The process answers: its version and how long it has run (Hindsight's shape)."""
 
-    status: str = "ok"
+    status: str = "alive"
     version: str
     uptime_seconds: float
 

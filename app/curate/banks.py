@@ -32,6 +32,7 @@ from app.domain.banks import (
     default_extraction_mode,
 )
 from app.errors import NotFound
+from app.retain.schemas import status_view
 from app.store.graph import Graph
 from app.store.vectors import VectorStore
 
@@ -247,7 +248,9 @@ def _stats(bank_id: str, row: _StatsRow) -> BankStats:
         by_link[link_type] += n
         by_fact[fact_type] += n
         breakdown[fact_type][link_type] = n
-    ops = {str(o["status"]): int(o["n"]) for o in row.operations}
+    ops: dict[str, int] = defaultdict(int)
+    for o in row.operations:
+        ops[status_view(o["status"])] += int(o["n"])
     return BankStats(
         bank_id=bank_id,
         total_nodes=sum(nodes.values()),
@@ -258,9 +261,9 @@ def _stats(bank_id: str, row: _StatsRow) -> BankStats:
         links_by_link_type=dict(by_link),
         links_by_fact_type=dict(by_fact),
         links_breakdown=dict(breakdown),
-        pending_operations=ops.get("pending", 0) + ops.get("running", 0),
+        pending_operations=ops.get("pending", 0) + ops.get("processing", 0),
         failed_operations=ops.get("failed", 0),
-        operations_by_status=ops,
+        operations_by_status=dict(ops),
         total_observations=nodes.get("observation", 0),
         last_memory_write_at=row.last_memory_write_at,
     )

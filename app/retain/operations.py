@@ -22,7 +22,14 @@ import msgspec
 from app.domain.events import EventSink, NoEvents
 from app.errors import MnemoError, NotFound
 from app.retain.pipeline import RetainPipeline
-from app.retain.schemas import ItemError, Operation, OperationPage, OperationStatus, RetainItem
+from app.retain.schemas import (
+    ItemError,
+    Operation,
+    OperationPage,
+    OperationStatus,
+    RetainItem,
+    status_view,
+)
 from app.store.graph import Graph
 
 log = logging.getLogger(__name__)
@@ -247,7 +254,7 @@ def _to_operation(stored: _Stored) -> Operation:
         id=stored.id,
         bank_id=stored.bank_id,
         type=stored.type,
-        status=stored.status,
+        status=status_view(stored.status),
         created_at=stored.created_at,
         started_at=stored.started_at,
         finished_at=stored.finished_at,

@@ -100,7 +100,17 @@ class RetainResponse(msgspec.Struct, frozen=True, kw_only=True):
     warnings: list[str] = msgspec.field(default_factory=list)
 
 
+# An operation as stored: queued, being worked, or finished either way.
 OperationStatus = Literal["pending", "running", "completed", "failed"]
+# The same states under Hindsight's names (its clients refuse "running").
+OperationStatusView = Literal["pending", "processing", "completed", "failed"]
+
+
+def status_view(status: OperationStatus) -> OperationStatusView:
+    """The status as the API shows it: ``running`` is Hindsight's ``processing``."""
+    if status == "running":
+        return "processing"
+    return status
 
 
 class ItemError(msgspec.Struct, frozen=True):
@@ -120,7 +130,7 @@ class Operation(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     bank_id: str
     type: str
-    status: OperationStatus
+    status: OperationStatusView
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None

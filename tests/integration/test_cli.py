@@ -125,7 +125,7 @@ def test_retain_async_answers_an_operation_that_completes(cli: Cli, bank: str) -
     assert accepted.startswith("operation ") and "mnemo operations" in accepted
     deadline = time.monotonic() + 60
     while (op := cli.json("operations", "--bank", bank, operation_id))["status"] != "completed":
-        assert op["status"] in ("pending", "running") and time.monotonic() < deadline, op
+        assert op["status"] in ("pending", "processing") and time.monotonic() < deadline, op
         time.sleep(0.5)
     assert op["memories_count"] == 1
     assert operation_id in cli.run("operations", "--bank", bank).stdout
@@ -188,7 +188,7 @@ def namesakes(client: MnemoClient, bank: str) -> dict[str, Any]:
         )
         ids.extend(client.retain(bank, [item]).memory_ids)
     entity = {
-        e.name: e.id for m in ids for e in client.memory(bank, m).entities if e.type == "person"
+        e.name: e.id for m in ids for e in client.memory(bank, m).mentions if e.type == "person"
     }
     return {"ids": ids, **entity}
 

@@ -171,7 +171,7 @@ def test_interrupted_operation_is_resumed_at_the_next_start(
     with service(tmp_path) as (url, _):
         deadline = time.monotonic() + 60
         while (status := httpx.get(url + operation).json())["status"] != "completed":
-            assert status["status"] in ("pending", "running"), status
+            assert status["status"] in ("pending", "processing"), status
             assert time.monotonic() < deadline, status
             time.sleep(0.3)
         assert status["attempts"] == 2

@@ -212,9 +212,8 @@ def test_retain_into_an_unknown_bank_creates_it(http: httpx.Client, bank_id: str
     refused = http.post(f"/v1/default/banks/{bank_id}/memories", json={"items": [{}]})
     assert refused.status_code == 400
     assert http.get(f"/v1/default/banks/{bank_id}").status_code == 404, "a refusal creates none"
-    response = http.post(
-        f"/v1/default/banks/{bank_id}/memories", json={"items": [{"content": "Ana sings."}]}
-    )
+    item = {"content": "Ana Lima sings in the Lisbon choir every Friday."}
+    response = http.post(f"/v1/default/banks/{bank_id}/memories", json={"items": [item]})
     assert response.status_code == 200, response.text
     assert response.json()["async"] is False and len(response.json()["memory_ids"]) == 1
     bank = http.get(f"/v1/default/banks/{bank_id}").json()
