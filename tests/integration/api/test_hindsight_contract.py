@@ -35,7 +35,7 @@ async def test_service_steps(hs: Hindsight) -> None:
     version = await hs.aget_version()
     assert version.api_version and version.features.bank_config_api is True
     live = await hs.monitoring.get_liveness()
-    assert live.status == "ok" and live.uptime_seconds >= 0
+    assert live.status == "alive" and live.uptime_seconds >= 0
 
 
 async def test_bank_steps(hs: Hindsight, hs_bank: str) -> None:
