@@ -12,7 +12,7 @@ from typing import Any
 
 from litestar import Controller, route
 
-from app.api.deps import BankId, Banks
+from app.api.deps import BankId, Banks, ItemId
 from app.errors import NotImplementedYet
 
 _METHODS: list[Any] = ["GET", "POST", "PATCH", "PUT", "DELETE"]
@@ -62,7 +62,7 @@ class MentalModelController(Controller):
     async def mental_model(
         self,
         bank_id: BankId,
-        rest: str,
+        rest: ItemId,
         banks: Banks,
     ) -> None:
         """501 until mental models are available; 404 when the bank does not exist."""
