@@ -132,13 +132,9 @@ def resolve_fact(
     )
 
 
-def _groups(
-    fact: FactMentions,
-    candidates: Sequence[Sequence[Candidate]],
-    policy: ResolutionPolicy,
-    hub: float,
-    expand: Callable[[str], Candidate] | None,
-) -> list[_Group]:
+def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
+            policy: ResolutionPolicy, hub: float,
+            expand: Callable[[str], Candidate] | None) -> list[_Group]:
     mentions = fact.mentions
     keys = [name_key(m.text) for m in mentions]
     live = [i for i, k in enumerate(keys) if k]
@@ -182,8 +178,7 @@ def _groups(
             # a name relation (``evidence.score_candidate``); any other is rejected on names.
             views = tuple(
                 view(expand(v.candidate.entity_id), policy, hub)
-                if may_relate(names_only, v, policy, screen)
-                else v
+                if may_relate(names_only, v, policy, screen) else v
                 for v in views
             )
         groups.append(msgspec.structs.replace(group, views=views, screen=screen))
@@ -216,10 +211,8 @@ def _supplied_aliases(mention: Mention, own: NameForm) -> list[NameForm]:
     return out
 
 
-def _split_kinds(
-    clusters: list[tuple[int, ...]],
-    kinds: list[tuple[bool, bool]],
-) -> list[tuple[int, ...]]:
+def _split_kinds(clusters: list[tuple[int, ...]], kinds: list[tuple[bool, bool]],
+                 ) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = []
     for cluster in clusters:
         by_kind: dict[tuple[bool, bool], list[int]] = {}
@@ -229,25 +222,12 @@ def _split_kinds(
     return sorted(out)
 
 
-def _subject(
-    group: _Group,
-    at: datetime,
-    context: tuple[ContextRef, ...],
-    exclude: frozenset[str],
-    hub: float,
-) -> Subject:
+def _subject(group: _Group, at: datetime, context: tuple[ContextRef, ...],
+             exclude: frozenset[str], hub: float) -> Subject:
     return Subject(
-        names=group.forms,
-        stated=group.stated,
-        type_class=group.type_class,
-        first=at,
-        last=at,
-        context=context,
-        context_mass=sum(r.mass for r in context),
-        exclude=exclude,
-        is_label=group.is_label,
-        exact_only=group.exact_only,
-        hub=hub,
+        names=group.forms, stated=group.stated, type_class=group.type_class, first=at, last=at,
+        context=context, context_mass=sum(r.mass for r in context), exclude=exclude,
+        is_label=group.is_label, exact_only=group.exact_only, hub=hub,
     )
 
 
@@ -255,12 +235,8 @@ def _series(group: _Group) -> str:
     return next((f.series for f in group.forms if f.series), "")
 
 
-def _plausible(
-    group: _Group,
-    at: datetime,
-    policy: ResolutionPolicy,
-    hub: float,
-) -> ContextRef:
+def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float,
+               ) -> ContextRef:
     """The entities a group may turn out to be, as a context reference for the others.
 
     A group with no plausible entity (a new name) still carries its series key, so that
@@ -277,14 +253,8 @@ def _plausible(
     return ContextRef(tuple(ids), tuple(weights), _series(group))
 
 
-def _decide_group(
-    group: _Group,
-    refs: Sequence[ContextRef],
-    taken: frozenset[str],
-    at: datetime,
-    policy: ResolutionPolicy,
-    hub: float,
-) -> Decision:
+def _decide_group(group: _Group, refs: Sequence[ContextRef], taken: frozenset[str],
+                  at: datetime, policy: ResolutionPolicy, hub: float) -> Decision:
     """One group's decision with the other groups as context; ``taken``: entities they took."""
     subject = _subject(group, at, tuple(refs), taken, hub)
     views = {v.candidate.entity_id: v for v in group.views}
@@ -292,9 +262,8 @@ def _decide_group(
     return classify(subject, ranked, rejected, views, policy)
 
 
-def _committed_ref(
-    group: _Group, chosen: str, plausible: ContextRef, policy: ResolutionPolicy, hub: float
-) -> ContextRef:
+def _committed_ref(group: _Group, chosen: str, plausible: ContextRef,
+                   policy: ResolutionPolicy, hub: float) -> ContextRef:
     """Context reference of a group merged into ``chosen``.
 
     The chosen entity, plus the group's other plausible entities that are not its namesakes:
@@ -319,3 +288,5 @@ def _confidence(decision: Decision, gi: int) -> tuple[int, float, int]:
     if isinstance(decision, CreateAndReview):
         return (1, decision.evidence[0].score, -gi)
     return (0, 0.0, -gi)
+
+

@@ -103,14 +103,12 @@ class CandidateView(msgspec.Struct, frozen=True):
     mass: float
 
 
-def view(
-    candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY, hub: float = math.inf
-) -> CandidateView:
+def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
+         hub: float = math.inf) -> CandidateView:
     """Derive the forms and neighbour map of a candidate."""
     tclass = type_class(candidate.type)
-    keys = tuple(
-        dict.fromkeys(k for k in (*candidate.names, name_key(candidate.canonical_name)) if k)
-    )
+    keys = tuple(dict.fromkeys(k for k in (*candidate.names, name_key(candidate.canonical_name))
+                               if k))
     forms = tuple(name_form(k, tclass) for k in keys)
     stated = frozenset(candidate.stated_names)
     neighbours = {n.entity_id: n.degree for n in candidate.neighbours}
@@ -129,9 +127,8 @@ def view(
         stated=stated,
         neighbours=neighbours,
         series={k: tuple(v) for k, v in series.items()},
-        recurring=frozenset(
-            n.entity_id for n in candidate.neighbours if n.count >= 2 and n.degree < hub
-        ),
+        recurring=frozenset(n.entity_id for n in candidate.neighbours
+                            if n.count >= 2 and n.degree < hub),
         mass=mass,
     )
 
@@ -150,9 +147,8 @@ class ViewCache:
     def __init__(self) -> None:
         self._views: dict[str, tuple[Candidate, ResolutionPolicy, float, CandidateView]] = {}
 
-    def view(
-        self, candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY, hub: float = math.inf
-    ) -> CandidateView:
+    def view(self, candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
+             hub: float = math.inf) -> CandidateView:
         """``view(candidate, policy, hub)``, derived once per candidate object."""
         held = self._views.get(candidate.entity_id)
         if held is not None and held[0] is candidate and held[1] is policy and held[2] == hub:
@@ -166,11 +162,8 @@ NameScreen = Mapping[str, Rejection | None]
 """Rules 2-4 of one subject against its candidates, by candidate id (``screen_names``)."""
 
 
-def admit(
-    subject: Subject,
-    cand: CandidateView,
-    screen: NameScreen | None = None,
-) -> Rejection | None:
+def admit(subject: Subject, cand: CandidateView, screen: NameScreen | None = None,
+          ) -> Rejection | None:
     """Rules 1-4 for a non-label pair: the reason a candidate is ruled out, or None.
 
     ``screen``: rules 2-4 already applied to this subject's names (``screen_names``).
@@ -205,12 +198,8 @@ def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
     return None if reason is None else Rejection(c.entity_id, reason)
 
 
-def may_relate(
-    subject: Subject,
-    cand: CandidateView,
-    policy: ResolutionPolicy,
-    screen: NameScreen | None = None,
-) -> bool:
+def may_relate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+               screen: NameScreen | None = None) -> bool:
     """Whether ``score_candidate`` could return evidence for a non-label pair.
 
     Rules 1-4 and a name relation, which read names, types and exclusions only: a candidate
@@ -220,19 +209,13 @@ def may_relate(
         return False  # labels match by key alone (``_label_match``), never by neighbours
     if admit(subject, cand, screen) is not None:
         return False
-    return (
-        best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
-    ) is not None
+    return (best_name(subject, cand.maximal, policy)
+            or best_name(subject, cand.forms, policy)) is not None
 
 
-def score_candidate(
-    subject: Subject,
-    cand: CandidateView,
-    policy: ResolutionPolicy,
-    *,
-    unique_holder: bool = False,
-    screen: NameScreen | None = None,
-) -> Evidence | Rejection:
+def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
+                    unique_holder: bool = False, screen: NameScreen | None = None,
+                    ) -> Evidence | Rejection:
     """Evidence for one candidate (rule 5), or the reason it is ruled out (rules 1-4).
 
     ``unique_holder``: no two admitted candidates are namesakes of each other, so a bare
@@ -245,9 +228,8 @@ def score_candidate(
     if rejection is not None:
         return rejection
     c = cand.candidate
-    match = best_name(subject, cand.maximal, policy, unique_holder) or best_name(
-        subject, cand.forms, policy, unique_holder
-    )
+    match = (best_name(subject, cand.maximal, policy, unique_holder)
+             or best_name(subject, cand.forms, policy, unique_holder))
     if match is None:
         return Rejection(c.entity_id, "no name relation")
     shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
@@ -259,22 +241,13 @@ def score_candidate(
         fam = familiarity(c.mention_count, policy, bare_name=match.kind == "given_name")
     score = combine(match.score, context, max(rec, fam), policy)
     return Evidence(
-        entity_id=c.entity_id,
-        name=match,
-        context=round(context, 4),
-        shared=shared_ids,
-        siblings=sibling_ids,
-        recency=round(rec, 4),
-        familiarity=round(fam, 4),
-        score=score,
+        entity_id=c.entity_id, name=match, context=round(context, 4), shared=shared_ids,
+        siblings=sibling_ids, recency=round(rec, 4), familiarity=round(fam, 4), score=score,
     )
 
 
-def _label_match(
-    subject: Subject,
-    cand: CandidateView,
-    policy: ResolutionPolicy,
-) -> Evidence | Rejection:
+def _label_match(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+                 ) -> Evidence | Rejection:
     c = cand.candidate
     keys = {f.key for f in cand.forms}
     hit = next((f.key for f in subject.names if f.key in keys), None)
@@ -284,15 +257,8 @@ def _label_match(
     if reason is not None:
         return Rejection(c.entity_id, reason)
     match = NameMatch(kind="exact", score=policy.exact_name, subject_name=hit, candidate_name=hit)
-    return Evidence(
-        entity_id=c.entity_id,
-        name=match,
-        context=0.0,
-        shared=(),
-        recency=0.0,
-        familiarity=0.0,
-        score=1.0,
-    )
+    return Evidence(entity_id=c.entity_id, name=match, context=0.0, shared=(), recency=0.0,
+                    familiarity=0.0, score=1.0)
 
 
 def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
@@ -306,9 +272,8 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
 
 
-def _maximal_conflict(
-    maximal: Iterable[NameForm], stated: frozenset[str], cand: CandidateView
-) -> str | None:
+def _maximal_conflict(maximal: Iterable[NameForm], stated: frozenset[str],
+                      cand: CandidateView) -> str | None:
     """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
     ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
@@ -321,12 +286,8 @@ def _maximal_conflict(
     return None
 
 
-def best_name(
-    subject: Subject,
-    forms: Iterable[NameForm],
-    policy: ResolutionPolicy,
-    unique_holder: bool = False,
-) -> NameMatch | None:
+def best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPolicy,
+              unique_holder: bool = False) -> NameMatch | None:
     """The highest-scoring relation between a subject's names and ``forms`` (None: none)."""
     best: NameMatch | None = None
     for s in subject.names:
@@ -337,11 +298,8 @@ def best_name(
     return best
 
 
-def _shared(
-    subject: Subject,
-    cand: CandidateView,
-    policy: ResolutionPolicy,
-) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
+            ) -> tuple[tuple[str, ...], tuple[str, ...], float]:
     """Shared context mass, with the shared ids and the sibling ids that produced it.
 
     Per context reference: the largest weight among its ids that the candidate neighbours;
@@ -362,11 +320,8 @@ def _shared(
                 mass += ref.weights[0]
                 continue
         else:
-            hits = [
-                (i, w)
-                for i, w in zip(ref.ids, ref.weights, strict=True)
-                if i != own and i in neighbours
-            ]
+            hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
+                    if i != own and i in neighbours]
             if hits:
                 ids.extend(i for i, _ in hits)
                 mass += max(w for _, w in hits)
@@ -381,9 +336,8 @@ def _shared(
     return tuple(sorted(set(ids))), tuple(sorted(set(siblings))), mass
 
 
-def _pair_salience(
-    subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *, bare_name: bool
-) -> tuple[float, float]:
+def _pair_salience(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
+                   bare_name: bool) -> tuple[float, float]:
     """Recency and familiarity between two stored entities, as (recency, familiarity).
 
     A fragment (an entity kept apart earlier) is judged as its mentions would be today: by
@@ -411,24 +365,17 @@ def _pair_salience(
     return recency(at, at, c.first_seen, c.last_seen, policy), fam
 
 
-def rank(
-    subject: Subject,
-    candidates: Iterable[CandidateView],
-    policy: ResolutionPolicy,
-    screen: NameScreen | None = None,
-) -> tuple[list[Evidence], list[Rejection]]:
+def rank(subject: Subject, candidates: Iterable[CandidateView], policy: ResolutionPolicy,
+         screen: NameScreen | None = None) -> tuple[list[Evidence], list[Rejection]]:
     """Score every candidate; evidence best first (score, then name, then id), and rejections.
 
     ``screen``: rules 2-4 already applied to every candidate (``screen_names``).
     """
     views = list(candidates)
-    admitted = [
-        v
-        for v in views
-        if not (subject.is_label or v.candidate.is_label) and admit(subject, v, screen) is None
-    ]
+    admitted = [v for v in views if not (subject.is_label or v.candidate.is_label)
+                and admit(subject, v, screen) is None]
     unique = not any(
-        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1 :]
+        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1:]
     )
     ranked: list[Evidence] = []
     rejected: list[Rejection] = []
@@ -446,9 +393,8 @@ def _is_tie(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
     return round(best.score - rival.score, policy.score_decimals) < policy.tie_margin
 
 
-def rivals(
-    ranked: Sequence[Evidence], views: Mapping[str, CandidateView], policy: ResolutionPolicy
-) -> list[Evidence]:
+def rivals(ranked: Sequence[Evidence], views: Mapping[str, CandidateView],
+            policy: ResolutionPolicy) -> list[Evidence]:
     """Candidates within the tie margin of the best that are namesakes of it or of each other.
 
     Near-equal candidates whose names are compatible may be one entity stored twice (an
@@ -461,7 +407,7 @@ def rivals(
         return []
     group = [ranked[0], *close]
     for i, a in enumerate(group):
-        for b in group[i + 1 :]:
+        for b in group[i + 1:]:
             if views_conflict(views[a.entity_id], views[b.entity_id]):
                 return close
     return []
@@ -474,17 +420,11 @@ def views_conflict(a: CandidateView, b: CandidateView) -> bool:
     if b.candidate.entity_id in a.candidate.decided_apart:
         return True
     return _maximal_conflict(a.maximal, a.stated, b) is not None or bool(
-        type_conflict(a.type_class, b.type_class)
-    )
+        type_conflict(a.type_class, b.type_class))
 
 
-def classify(
-    subject: Subject,
-    ranked: Sequence[Evidence],
-    rejected: Sequence[Rejection],
-    views: Mapping[str, CandidateView],
-    policy: ResolutionPolicy,
-) -> Decision:
+def classify(subject: Subject, ranked: Sequence[Evidence], rejected: Sequence[Rejection],
+             views: Mapping[str, CandidateView], policy: ResolutionPolicy) -> Decision:
     """Rule 6: turn ranked evidence into merge / create / create-and-review.
 
     An exact-only subject (``resolve_entities: false``) merges into its exact match whatever
@@ -497,13 +437,11 @@ def classify(
     if best.score >= policy.merge_threshold or subject.exact_only:
         if not close:
             return Merge(entity_id=best.entity_id, score=best.score, evidence=best)
-        return CreateAndReview(
-            reason="namesake tie", subject=_summary(subject), evidence=(best, *close)
-        )
+        return CreateAndReview(reason="namesake tie", subject=_summary(subject),
+                               evidence=(best, *close))
     if best.score >= policy.review_threshold:
-        return CreateAndReview(
-            reason="grey zone", subject=_summary(subject), evidence=(best, *close)
-        )
+        return CreateAndReview(reason="grey zone", subject=_summary(subject),
+                               evidence=(best, *close))
     return Create(reason="below review threshold", rejected=tuple(rejected))
 
 

@@ -296,7 +296,9 @@ class GraphResolver:
                     last=row.last_seen,
                     names={n.key: n.stated for n in row.names},
                     mentions=row.mention_count,
-                    neighbours=_counter(zip(row.neighbour_ids, row.neighbour_counts, strict=True)),
+                    neighbours=_counter(
+                        zip(row.neighbour_ids, row.neighbour_counts, strict=True)
+                    ),
                     unloaded_degree=max(0, row.degree - len(row.neighbour_ids)),
                     is_label=row.is_label,
                     decided_apart=set(row.decided_apart),

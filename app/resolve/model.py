@@ -90,13 +90,7 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
 
 
 NameKind = Literal[
-    "exact",
-    "same_form",
-    "stated",
-    "initials",
-    "contained",
-    "acronym",
-    "given_name",
+    "exact", "same_form", "stated", "initials", "contained", "acronym", "given_name",
 ]
 
 

@@ -143,7 +143,8 @@ def name_relation(
     if kind != "stated" and _single_person_word(subject, candidate):
         kind = "given_name"
         score = max(score, policy.given_name) if unique_holder else policy.given_name
-    return NameMatch(kind=kind, score=score, subject_name=subject.key, candidate_name=candidate.key)
+    return NameMatch(kind=kind, score=score, subject_name=subject.key,
+                     candidate_name=candidate.key)
 
 
 def _single_person_word(a: NameForm, b: NameForm) -> bool:
@@ -181,9 +182,8 @@ def _strictly_inside(a: NameForm, b: NameForm) -> bool:
     return alignment is not None and alignment.unmatched_long > 0
 
 
-def context_overlap(
-    shared_mass: float, subject_mass: float, candidate_mass: float, policy: ResolutionPolicy
-) -> float:
+def context_overlap(shared_mass: float, subject_mass: float, candidate_mass: float,
+                    policy: ResolutionPolicy) -> float:
     """Shared neighbour mass, normalised by the thinner side and floored; in [0, 1]."""
     if shared_mass <= 0:
         return 0.0
@@ -206,10 +206,7 @@ def neighbour_weight(degree: int, policy: ResolutionPolicy, hub: float = math.in
 
 
 def recency(
-    first: datetime,
-    last: datetime,
-    cand_first: datetime,
-    cand_last: datetime,
+    first: datetime, last: datetime, cand_first: datetime, cand_last: datetime,
     policy: ResolutionPolicy,
 ) -> float:
     """Recency in [0, 1]: 0.5 ** (gap / half-life).
@@ -227,12 +224,8 @@ def recency(
     return float(0.5 ** (days / policy.recency_half_life_days))
 
 
-def familiarity(
-    mention_count: int,
-    policy: ResolutionPolicy,
-    *,
-    bare_name: bool = False,
-) -> float:
+def familiarity(mention_count: int, policy: ResolutionPolicy, *, bare_name: bool = False,
+                ) -> float:
     """How established an entity is: n / (n + concentration).
 
     ``bare_name``: the match rests on one given name, which many people share; the much
@@ -245,9 +238,6 @@ def familiarity(
 
 def combine(name: float, context: float, salience: float, policy: ResolutionPolicy) -> float:
     """Weighted sum of the signals, rounded to ``score_decimals``."""
-    total = (
-        policy.name_weight * name
-        + policy.context_weight * context
-        + policy.salience_weight * salience
-    )
+    total = (policy.name_weight * name + policy.context_weight * context
+             + policy.salience_weight * salience)
     return round(total, policy.score_decimals)
