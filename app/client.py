@@ -176,13 +176,13 @@ class MnemoClient:
         return msgspec.json.decode(self.send(method, path, body=body, params=params), type=into)
 
     @staticmethod
-    def _pages(fetch: Any, limit: int = MAX_PAGE) -> Iterator[Any]:
-        """Items of every page ``fetch(limit=, offset=)`` answers (pages carry ``items``)."""
+    def _pages(fetch: Any, limit: int = MAX_PAGE, *, field: str = "items") -> Iterator[Any]:
+        """Items of every page ``fetch(limit=, offset=)`` answers (under ``field``)."""
         offset = 0
         while True:
-            page = fetch(limit=limit, offset=offset)
-            yield from page.items
-            if len(page.items) < limit:
+            items = getattr(fetch(limit=limit, offset=offset), field)
+            yield from items
+            if len(items) < limit:
                 return
             offset += limit
 
@@ -216,7 +216,7 @@ class MnemoClient:
 
     def iter_banks(self) -> Iterator[Bank]:
         """Every bank."""
-        return self._pages(self.list_banks)
+        return self._pages(self.list_banks, field="banks")
 
     def delete_bank(self, bank_id: str) -> BankDeleted:
         """Delete a bank and all it holds."""

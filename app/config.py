@@ -68,6 +68,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     max_query_chars: int = 2_000
     max_request_bytes: int = 64 * 1024 * 1024
 
+    # Webhook deliveries: attempts per delivery, and the first wait before a retry (doubling,
+    # capped at five minutes).
+    webhook_max_attempts: int = 5
+    webhook_retry_base_s: float = 2.0
+
     # Finish vector writes a crash left pending when the service starts.
     reconcile_on_start: bool = True
     # Test-only: "crash_after_graph_write" exits between the Neo4j and the vector write.

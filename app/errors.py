@@ -50,3 +50,9 @@ class UpstreamError(MnemoError):
     """An external service (the LLM endpoint) answered with something unusable."""
 
     status_code = 502
+
+
+class NotImplementedYet(MnemoError):
+    """An operation Hindsight's API defines that Mnemo does not offer yet (reflect, ...)."""
+
+    status_code = 501

@@ -38,6 +38,8 @@ from app.store.graph import Graph
 from app.store.llm import LlmClient
 from app.store.vector_factory import make_vector_store
 from app.store.vectors import VectorStore
+from app.store.webhook_http import WebhookSender
+from app.webhooks.service import Dispatcher, RetryPolicy, WebhookService
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +90,17 @@ class Runtime:
             ),
             fault_injection=settings.fault_injection,
         )
-        self.operations = OperationRunner(graph, self.retainer)
+        self.webhook_sender = WebhookSender()
+        self.events = Dispatcher(
+            graph,
+            self.webhook_sender,
+            RetryPolicy(
+                max_attempts=settings.webhook_max_attempts,
+                base_s=settings.webhook_retry_base_s,
+            ),
+        )
+        self.webhooks = WebhookService(graph, self.banks)
+        self.operations = OperationRunner(graph, self.retainer, self.events)
         # A repair links facts by the same policy as the retain it finishes.
         self.reconciler = Reconciler(graph, vectors, embedder, self.retainer.link_policy)
         self.memories = MemoryService(
@@ -135,7 +147,10 @@ class Runtime:
             embedder = await Embedder.load(settings)
             extractors = await _extractors(settings, stack)
             runtime = cls(settings, graph, vectors, embedder, extractors)
+            stack.push_async_callback(runtime.webhook_sender.aclose)
             if background:
+                await runtime.events.start()
+                stack.push_async_callback(runtime.events.stop)
                 if settings.reconcile_on_start:
                     await runtime.reconciler.repair_pending()
                 await runtime.operations.start()

@@ -1,13 +1,27 @@
-"""Banks: ``/v1/default/banks``."""
+"""Banks: ``/v1/default/banks``, with Hindsight's profile, config and stats beside them."""
 
 from __future__ import annotations
 
-from litestar import Controller, Response, delete, get, patch, put
+import msgspec
+from litestar import Controller, delete, get, patch, put
 from litestar.params import JSONBody
-from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
+from app.api.compat import bank_warnings, config_update, config_view
 from app.api.deps import BankId, Banks, Limit, Offset
-from app.curate.schemas.banks import Bank, BankDeleted, BankPage, BankUpdate
+from app.curate.schemas.banks import (
+    Bank,
+    BankConfigUpdate,
+    BankConfigView,
+    BankDeleted,
+    BankPage,
+    BankStats,
+    BankUpdate,
+    DispositionUpdate,
+)
+
+
+def _warned(bank: Bank, warnings: list[str]) -> Bank:
+    return msgspec.structs.replace(bank, warnings=warnings) if warnings else bank
 
 
 class BankController(Controller):
@@ -16,30 +30,108 @@ class BankController(Controller):
     path = "/v1/default/banks"
     tags = ["banks"]
 
-    @get("/", summary="List banks (paged, with counts)")
+    @get("/", operation_id="list_banks", summary="List banks (paged, with counts)")
     async def list_banks(self, banks: Banks, limit: Limit = 100, offset: Offset = 0) -> BankPage:
-        """Banks ordered by id."""
+        """Banks ordered by id, under ``banks``."""
         return await banks.page(limit=limit, offset=offset)
 
-    @put("/{bank_id:str}", summary="Create a bank or update the fields sent")
-    async def put_bank(
-        self, banks: Banks, bank_id: BankId, data: JSONBody[BankUpdate]
-    ) -> Response[Bank]:
-        """201 when the bank is new, 200 when it existed."""
-        bank, created = await banks.put(bank_id, data)
-        return Response(bank, status_code=HTTP_201_CREATED if created else HTTP_200_OK)
+    @put(
+        "/{bank_id:str}",
+        operation_id="create_or_update_bank",
+        summary="Create a bank or update the fields sent (200 either way)",
+    )
+    async def put_bank(self, banks: Banks, bank_id: BankId, data: JSONBody[BankUpdate]) -> Bank:
+        """Fields not sent keep their value (defaults on create); ``counts`` says what it holds."""
+        bank, _ = await banks.put(bank_id, data)
+        return _warned(bank, bank_warnings(data))
 
-    @get("/{bank_id:str}", summary="One bank with its configuration and counts")
+    @get("/{bank_id:str}", operation_id="get_bank", summary="One bank with its configuration")
     async def get_bank(self, banks: Banks, bank_id: BankId) -> Bank:
         """404 when the bank does not exist."""
         return await banks.get(bank_id)
 
-    @patch("/{bank_id:str}", summary="Update some fields of an existing bank")
+    @patch("/{bank_id:str}", operation_id="update_bank", summary="Update an existing bank")
     async def patch_bank(self, banks: Banks, bank_id: BankId, data: JSONBody[BankUpdate]) -> Bank:
         """404 when the bank does not exist."""
-        return await banks.patch(bank_id, data)
+        return _warned(await banks.patch(bank_id, data), bank_warnings(data))
 
-    @delete("/{bank_id:str}", status_code=HTTP_200_OK, summary="Delete a bank and all it holds")
+    @delete("/{bank_id:str}", status_code=200, operation_id="delete_bank", summary="Delete a bank")
     async def delete_bank(self, banks: Banks, bank_id: BankId) -> BankDeleted:
-        """Removes the bank's nodes and vectors and nothing else."""
+        """Removes the bank's nodes and vectors and nothing else; 404 when absent."""
         return await banks.delete(bank_id)
+
+    @get(
+        "/{bank_id:str}/profile",
+        operation_id="get_bank_profile",
+        summary="The bank's profile: name, mission, disposition, background",
+    )
+    async def get_profile(self, banks: Banks, bank_id: BankId) -> Bank:
+        """The same bank document as ``GET .../banks/{id}``; 404 when absent."""
+        return await banks.get(bank_id)
+
+    @put(
+        "/{bank_id:str}/profile",
+        operation_id="update_bank_disposition",
+        summary="Set the bank's disposition traits",
+    )
+    async def put_profile(
+        self, banks: Banks, bank_id: BankId, data: JSONBody[DispositionUpdate]
+    ) -> Bank:
+        """404 when the bank does not exist."""
+        return await banks.patch(bank_id, BankUpdate(disposition=data.disposition))
+
+    @patch(
+        "/{bank_id:str}/profile",
+        operation_id="patch_bank_disposition",
+        summary="Set the bank's disposition traits",
+    )
+    async def patch_profile(
+        self, banks: Banks, bank_id: BankId, data: JSONBody[DispositionUpdate]
+    ) -> Bank:
+        """404 when the bank does not exist."""
+        return await banks.patch(bank_id, BankUpdate(disposition=data.disposition))
+
+    @get(
+        "/{bank_id:str}/config",
+        operation_id="get_bank_config",
+        summary="Every setting with its value, and those set on this bank",
+    )
+    async def get_config(self, banks: Banks, bank_id: BankId) -> BankConfigView:
+        """404 when the bank does not exist."""
+        config, overrides = config_view(await banks.get(bank_id), banks.default_mode)
+        return BankConfigView(bank_id=bank_id, config=config, overrides=overrides)
+
+    @patch(
+        "/{bank_id:str}/config",
+        operation_id="update_bank_config",
+        summary="Change settings by name",
+    )
+    async def patch_config(
+        self, banks: Banks, bank_id: BankId, data: JSONBody[BankConfigUpdate]
+    ) -> BankConfigView:
+        """Hindsight-only settings are accepted and warned about; unknown ones are a 400."""
+        update, warnings = config_update(data.updates)
+        config, overrides = config_view(await banks.patch(bank_id, update), banks.default_mode)
+        return BankConfigView(
+            bank_id=bank_id, config=config, overrides=overrides, warnings=warnings
+        )
+
+    @delete(
+        "/{bank_id:str}/config",
+        status_code=200,
+        operation_id="reset_bank_config",
+        summary="Put every setting back to its default",
+    )
+    async def reset_config(self, banks: Banks, bank_id: BankId) -> BankConfigView:
+        """The name and description stay; 404 when the bank does not exist."""
+        config, overrides = config_view(await banks.reset(bank_id), banks.default_mode)
+        return BankConfigView(bank_id=bank_id, config=config, overrides=overrides)
+
+    @get(
+        "/{bank_id:str}/stats",
+        operation_id="get_agent_stats",
+        summary="What the bank holds: memories, links, documents, operations",
+    )
+    async def stats(self, banks: Banks, bank_id: BankId) -> BankStats:
+        """404 when the bank does not exist."""
+        return await banks.stats(bank_id)

@@ -18,6 +18,7 @@ from app.recall.service import RecallService
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.runtime import Runtime
+from app.webhooks.service import Dispatcher, WebhookService
 
 # Every bank-scoped path declares its id with this type: the pattern is checked before any
 # handler runs, and a bad id is a 400 that names the parameter.
@@ -39,6 +40,8 @@ Memories = NamedDependency[MemoryService]
 Documents = NamedDependency[DocumentService]
 Entities = NamedDependency[EntityService]
 Reviews = NamedDependency[ReviewService]
+Webhooks = NamedDependency[WebhookService]
+Events = NamedDependency[Dispatcher]
 # Ids of memories, entities, documents, operations… inside a bank.
 ItemId = FromPath[str]
 Limit = Annotated[int, QueryParameter(ge=1, le=1000, description="page size")]
@@ -91,6 +94,16 @@ def reviews(state: State) -> ReviewService:
     return runtime(state).reviews
 
 
+def webhooks(state: State) -> WebhookService:
+    """Webhook subscriptions."""
+    return runtime(state).webhooks
+
+
+def events(state: State) -> Dispatcher:
+    """Where bank events go (webhook deliveries)."""
+    return runtime(state).events
+
+
 DEPENDENCIES = {
     "runtime": Provide(runtime, sync_to_thread=False),
     "banks": Provide(banks, sync_to_thread=False),
@@ -101,4 +114,6 @@ DEPENDENCIES = {
     "entities": Provide(entities, sync_to_thread=False),
     "reviews": Provide(reviews, sync_to_thread=False),
     "recaller": Provide(recaller, sync_to_thread=False),
+    "webhooks": Provide(webhooks, sync_to_thread=False),
+    "events": Provide(events, sync_to_thread=False),
 }

@@ -70,7 +70,11 @@ class EntityController(Controller):
     path = "/v1/default/banks/{bank_id:str}/entities"
     tags = ["entities"]
 
-    @get("/", summary="List entities: most mentioned first, filter by name and type, paged")
+    @get(
+        "/",
+        operation_id="list_entities",
+        summary="List entities: most mentioned first, filter by name and type, paged",
+    )
     async def list_entities(
         self,
         bank_id: BankId,
@@ -85,7 +89,11 @@ class EntityController(Controller):
             bank_id, name=name, entity_type=entity_type, limit=limit, offset=offset
         )
 
-    @get("/graph", summary="The co-occurrence graph of the most mentioned entities (bounded)")
+    @get(
+        "/graph",
+        operation_id="get_entity_graph",
+        summary="The co-occurrence graph of the most mentioned entities (bounded)",
+    )
     async def entity_graph(
         self,
         bank_id: BankId,
@@ -99,7 +107,11 @@ class EntityController(Controller):
             bank_id, limit=limit, min_count=min_count, entity_type=entity_type
         )
 
-    @get("/{entity_id:str}", summary="One entity: names with provenance, neighbours, reviews")
+    @get(
+        "/{entity_id:str}",
+        operation_id="get_entity",
+        summary="One entity: names with provenance, neighbours, reviews",
+    )
     async def get_entity(
         self,
         bank_id: BankId,
@@ -110,14 +122,23 @@ class EntityController(Controller):
         """404 when absent; a merged-away id's 404 names the entity it was merged into."""
         return await entities.get(bank_id, entity_id, neighbours=neighbours)
 
-    @post("/{entity_id:str}/merge", status_code=HTTP_200_OK, summary="Merge into another entity")
+    @post(
+        "/{entity_id:str}/merge",
+        status_code=HTTP_200_OK,
+        operation_id="merge_entity",
+        summary="Merge into another entity",
+    )
     async def merge_entity(
         self, bank_id: BankId, entity_id: ItemId, entities: Entities, data: JSONBody[MergeRequest]
     ) -> EntityChange:
         """Mentions, names and co-occurrences move to ``into``; audited and revertible."""
         return await entities.merge(bank_id, entity_id, data)
 
-    @post("/{entity_id:str}/split", summary="Split some facts off into a new entity")
+    @post(
+        "/{entity_id:str}/split",
+        operation_id="split_entity",
+        summary="Split some facts off into a new entity",
+    )
     async def split_entity(
         self, bank_id: BankId, entity_id: ItemId, entities: Entities, data: JSONBody[SplitRequest]
     ) -> Response[EntityChange]:
@@ -132,7 +153,11 @@ class EntityMergeController(Controller):
     path = "/v1/default/banks/{bank_id:str}/entity-merges"
     tags = ["entities"]
 
-    @get("/", summary="Audit records of merges, splits and reverts, newest first")
+    @get(
+        "/",
+        operation_id="list_entity_merges",
+        summary="Audit records of merges, splits and reverts, newest first",
+    )
     async def list_entity_merges(
         self,
         bank_id: BankId,
@@ -147,7 +172,12 @@ class EntityMergeController(Controller):
             bank_id, kind=kind, entity_id=entity_id, limit=limit, offset=offset
         )
 
-    @post("/{merge_id:str}/revert", status_code=HTTP_200_OK, summary="Revert a merge or a split")
+    @post(
+        "/{merge_id:str}/revert",
+        status_code=HTTP_200_OK,
+        operation_id="revert_entity_merge",
+        summary="Revert a merge or a split",
+    )
     async def revert_entity_merge(
         self, bank_id: BankId, merge_id: ItemId, entities: Entities, data: JSONBody[RevertRequest]
     ) -> EntityChange:

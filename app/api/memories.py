@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, post
+import msgspec
+from litestar import Controller, post
 from litestar.params import JSONBody
-from litestar.status_codes import HTTP_200_OK, HTTP_202_ACCEPTED
+from litestar.status_codes import HTTP_200_OK
 
-from app.api.deps import BankId, Operations, Retainer
+from app.api.compat import retain_items
+from app.api.deps import BankId, Banks, Events, Operations, Retainer
 from app.retain.schemas import RetainRequest, RetainResponse
+from app.webhooks.rules import retain_completed
 
 
 class RetainController(Controller):
@@ -16,23 +19,39 @@ class RetainController(Controller):
     path = "/v1/default/banks/{bank_id:str}/memories"
     tags = ["memories"]
 
-    @post("/", summary="Retain items (sync, or async with an operation id)")
+    @post(
+        "/",
+        status_code=HTTP_200_OK,
+        operation_id="retain_memories",
+        summary="Retain items (sync, or async with an operation id); creates the bank if new",
+    )
     async def retain(
         self,
         bank_id: BankId,
         data: JSONBody[RetainRequest],
+        banks: Banks,
+        events: Events,
         retainer: Retainer,
         operations: Operations,
-    ) -> Response[RetainResponse]:
-        """Sync: 200 with the new memory ids. ``async: true``: 202 with an operation id."""
+    ) -> RetainResponse:
+        """200 either way. Sync: the new memory ids. ``async: true``: an operation id to follow.
+
+        A bank that does not exist yet is created with the defaults, as Hindsight does.
+        """
+        items, warnings = retain_items(data)
+        retainer.check(items)  # a refused request creates no bank
+        await banks.ensure(bank_id)
         if data.async_:
-            operation_id = await operations.submit(bank_id, data.items)
-            accepted = RetainResponse(
+            operation_id = await operations.submit(bank_id, items)
+            return RetainResponse(
                 success=True,
                 bank_id=bank_id,
-                items_count=len(data.items),
+                items_count=len(items),
                 memory_ids=[],
+                async_=True,
                 operation_id=operation_id,
+                warnings=warnings,
             )
-            return Response(accepted, status_code=HTTP_202_ACCEPTED)
-        return Response(await retainer.retain(bank_id, data.items), status_code=HTTP_200_OK)
+        response = await retainer.retain(bank_id, items)
+        events.emit(bank_id, "retain.completed", retain_completed(response))
+        return msgspec.structs.replace(response, warnings=[*response.warnings, *warnings])

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Controller, get, patch
+import msgspec
+from litestar import Controller, delete, get, patch
 from litestar.params import JSONBody, QueryParameter
 
+from app.api.compat import not_honoured
 from app.api.deps import BankId, ItemId, Limit, Memories, Offset
 from app.curate.schemas.memories import (
     Memory,
@@ -18,6 +20,8 @@ from app.curate.schemas.memories import (
     MemoryHistory,
     MemoryPage,
     MemoryUpdate,
+    ObservationsCleared,
+    TagPage,
 )
 from app.domain.facts import FactType, MemoryState
 from app.domain.tags import TagsMatch
@@ -41,6 +45,10 @@ EntityQuery = Annotated[str | None, QueryParameter(description="facts that menti
 TagsMatchQuery = Annotated[
     TagsMatch, QueryParameter(description="any, all, any_strict, all_strict or exact")
 ]
+# Hindsight's listing filters Mnemo does not apply yet (named in the answer's warnings).
+HindsightFilter = Annotated[
+    str | None, QueryParameter(description="Hindsight filter: accepted, not applied (warned)")
+]
 
 
 class MemoryItemController(Controller):
@@ -49,7 +57,11 @@ class MemoryItemController(Controller):
     path = "/v1/default/banks/{bank_id:str}/memories"
     tags = ["memories"]
 
-    @get("/list", summary="List memories: filters, paging, newest first, with total")
+    @get(
+        "/list",
+        operation_id="list_memories",
+        summary="List memories: filters, paging, newest first, with total",
+    )
     async def list_memories(
         self,
         bank_id: BankId,
@@ -63,8 +75,21 @@ class MemoryItemController(Controller):
         tags_match: TagsMatchQuery = "any",
         limit: Limit = 100,
         offset: Offset = 0,
+        consolidation_state: HindsightFilter = None,
+        time_field: HindsightFilter = None,
+        start_date: HindsightFilter = None,
+        end_date: HindsightFilter = None,
     ) -> MemoryPage:
         """Every filter applies; 404 when the bank does not exist."""
+        sent = {
+            "consolidation_state": consolidation_state,
+            "time_field": time_field,
+            "start_date": start_date,
+            "end_date": end_date,
+        }
+        warnings = [
+            not_honoured(k, "not a Mnemo listing filter") for k, v in sent.items() if v is not None
+        ]
         where = MemoryFilter(
             types=tuple(fact_type) if fact_type else None,
             q=q,
@@ -74,14 +99,19 @@ class MemoryItemController(Controller):
             tags=tuple(tags) if tags else None,
             tags_match=tags_match,
         )
-        return await memories.page(bank_id, where, limit=limit, offset=offset)
+        page = await memories.page(bank_id, where, limit=limit, offset=offset)
+        return msgspec.structs.replace(page, warnings=warnings) if warnings else page
 
-    @get("/{memory_id:str}", summary="One memory, valid or invalidated")
+    @get("/{memory_id:str}", operation_id="get_memory", summary="One memory, valid or invalidated")
     async def get_memory(self, bank_id: BankId, memory_id: ItemId, memories: Memories) -> Memory:
         """404 when the memory is not in this bank."""
         return await memories.get(bank_id, memory_id)
 
-    @patch("/{memory_id:str}", summary="Edit a memory, or invalidate / restore it with a reason")
+    @patch(
+        "/{memory_id:str}",
+        operation_id="update_memory",
+        summary="Edit a memory, or invalidate / restore it with a reason",
+    )
     async def patch_memory(
         self,
         bank_id: BankId,
@@ -92,9 +122,52 @@ class MemoryItemController(Controller):
         """At least one field; text edits re-embed and relink; the change is recorded."""
         return await memories.update(bank_id, memory_id, data)
 
-    @get("/{memory_id:str}/history", summary="Every edit and state change of a memory")
+    @get(
+        "/{memory_id:str}/history",
+        operation_id="get_observation_history",
+        summary="Every edit and state change of a memory",
+    )
     async def memory_history(
         self, bank_id: BankId, memory_id: ItemId, memories: Memories
     ) -> MemoryHistory:
         """Oldest first, each with its reason, time and previous values."""
         return await memories.history(bank_id, memory_id)
+
+    @delete(
+        "/{memory_id:str}/observations",
+        status_code=200,
+        operation_id="clear_memory_observations",
+        summary="Remove the observations derived from a memory",
+    )
+    async def clear_observations(
+        self, bank_id: BankId, memory_id: ItemId, memories: Memories
+    ) -> ObservationsCleared:
+        """404 when the memory is not in this bank."""
+        return await memories.clear_observations(bank_id, memory_id)
+
+
+TagQuery = Annotated[
+    str | None,
+    QueryParameter(name="q", max_length=200, description="tags containing this text"),
+]
+
+
+class TagController(Controller):
+    """The tags a bank's memories carry."""
+
+    path = "/v1/default/banks/{bank_id:str}/tags"
+    tags = ["memories"]
+
+    @get("/", operation_id="list_tags", summary="A bank's tags with counts, most used first")
+    async def list_tags(
+        self,
+        bank_id: BankId,
+        memories: Memories,
+        q: TagQuery = None,
+        limit: Limit = 100,
+        offset: Offset = 0,
+    ) -> TagPage:
+        """Tags of valid memories; 404 when the bank does not exist."""
+        return await memories.tags(
+            bank_id, q=(q or "").strip("*") or None, limit=limit, offset=offset
+        )

@@ -14,7 +14,7 @@ class OperationController(Controller):
     path = "/v1/default/banks/{bank_id:str}/operations"
     tags = ["operations"]
 
-    @get("/", summary="A bank's operations, newest first")
+    @get("/", operation_id="list_operations", summary="A bank's operations, newest first")
     async def list_operations(
         self,
         bank_id: BankId,
@@ -27,7 +27,11 @@ class OperationController(Controller):
         await banks.require(bank_id)
         return await operations.page(bank_id, limit=limit, offset=offset)
 
-    @get("/{operation_id:str}", summary="One operation: status, counts, errors per item")
+    @get(
+        "/{operation_id:str}",
+        operation_id="get_operation_status",
+        summary="One operation: status, counts, errors per item",
+    )
     async def get_operation(
         self, bank_id: BankId, operation_id: ItemId, operations: Operations
     ) -> Operation:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import msgspec
 from litestar import Controller, post
 from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK
 
+from app.api.compat import recall_warnings
 from app.api.deps import BankId, Recaller
 from app.recall.schemas import RecallRequest, RecallResponse
 
@@ -16,9 +18,16 @@ class RecallController(Controller):
     path = "/v1/default/banks/{bank_id:str}/memories/recall"
     tags = ["memories"]
 
-    @post("/", status_code=HTTP_200_OK, summary="Recall the facts relevant to a query")
+    @post(
+        "/",
+        status_code=HTTP_200_OK,
+        operation_id="recall_memories",
+        summary="Recall the facts relevant to a query",
+    )
     async def recall(
         self, bank_id: BankId, data: JSONBody[RecallRequest], recaller: Recaller
     ) -> RecallResponse:
         """Results best first within ``max_tokens``; ``trace: true`` explains the order."""
-        return await recaller.recall(bank_id, data)
+        answer = await recaller.recall(bank_id, data)
+        warnings = recall_warnings(data)
+        return msgspec.structs.replace(answer, warnings=warnings) if warnings else answer

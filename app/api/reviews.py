@@ -29,7 +29,11 @@ class ReviewController(Controller):
     path = "/v1/default/banks/{bank_id:str}/reviews"
     tags = ["entities"]
 
-    @get("/", summary="List reviews (open by default) with both entities and the evidence")
+    @get(
+        "/",
+        operation_id="list_reviews",
+        summary="List reviews (open by default) with both entities and the evidence",
+    )
     async def list_reviews(
         self,
         bank_id: BankId,
@@ -41,12 +45,17 @@ class ReviewController(Controller):
         """Newest first; 404 when the bank does not exist."""
         return await reviews.page(bank_id, status=review_status, limit=limit, offset=offset)
 
-    @get("/{review_id:str}", summary="One review")
+    @get("/{review_id:str}", operation_id="get_review", summary="One review")
     async def get_review(self, bank_id: BankId, review_id: ItemId, reviews: Reviews) -> Review:
         """404 when the review is not in this bank."""
         return await reviews.get(bank_id, review_id)
 
-    @post("/{review_id:str}", status_code=HTTP_200_OK, summary="Decide a review: same or different")
+    @post(
+        "/{review_id:str}",
+        status_code=HTTP_200_OK,
+        operation_id="decide_review",
+        summary="Decide a review: same or different",
+    )
     async def decide_review(
         self, bank_id: BankId, review_id: ItemId, reviews: Reviews, data: JSONBody[ReviewDecision]
     ) -> ReviewOutcome:

@@ -104,7 +104,7 @@ def _operation(client: MnemoClient, args: argparse.Namespace) -> int:
             "errors": len(o.errors),
             "created": o.created_at,
         }
-        for o in page.items
+        for o in page.operations
     ]
     return show(args, page, lambda: table(sys.stdout, rows))
 
@@ -131,7 +131,7 @@ def _recall(client: MnemoClient, args: argparse.Namespace) -> int:
             "type": r.type,
             "when": r.occurred_start.date() if r.occurred_start else None,
             "text": r.text,
-            "entities": [e.name for e in r.entities],
+            "entities": list(r.entities),
         }
         for rank, r in enumerate(answer.results, 1)
     ]
@@ -193,7 +193,7 @@ def _print_memory(m: Memory) -> None:
         },
     )
     rows = [
-        {"entity": e.id, "name": e.name, "type": e.type, "mention": e.mention} for e in m.entities
+        {"entity": e.id, "name": e.name, "type": e.type, "mention": e.mention} for e in m.mentions
     ]
     if rows:
         out()

@@ -1,4 +1,6 @@
-"""Commands that run the service's own stack: ``serve``, ``reconcile`` and ``cypher``.
+"""Commands of the server side: ``serve``, ``reconcile``, ``cypher`` and ``mcp`` (stdio).
+
+``mcp`` talks to a running service over HTTP, so it never opens the stores the service owns.
 
 They import the server side (Neo4j driver, vector store, models) only when they run, so that
 ``mnemo --help`` and the client commands stay light.
@@ -13,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from app.cli.common import Subcommands, UsageError
+from app.cli.common import Subcommands, UsageError, client_for
 from app.cli.output import table, write_json
 from app.config import load_settings
 
@@ -119,6 +121,15 @@ def _cypher(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    from app.mcp.backend import HttpBackend
+    from app.mcp.server import build_server
+
+    with client_for(args) as client:
+        build_server(HttpBackend(client), bank=args.bank).run("stdio")
+    return 0
+
+
 def _param_help(params: Sequence[Any]) -> str:
     return " ".join(p.name if p.required else f"[{p.name}={p.default}]" for p in params)
 
@@ -171,3 +182,15 @@ def add_commands(sub: Subcommands) -> None:
     reconcile.add_argument("--bank", default=None, help="only this bank")
     reconcile.set_defaults(handler=_reconcile)
     _add_cypher(sub)
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve Mnemo's memory tools to an agent over MCP on stdin/stdout (talks to a "
+        "running service at --url)",
+    )
+    mcp.add_argument(
+        "--url", default=None, help="the Mnemo API (default http://MNEMO_HOST:MNEMO_PORT)"
+    )
+    mcp.add_argument(
+        "--bank", "-b", default=None, help="fix every tool to this bank (default: an argument)"
+    )
+    mcp.set_defaults(handler=_mcp)

@@ -6,13 +6,25 @@ retain pipeline (extraction mode, mission, controlled entity vocabularies).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import datetime
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
-from app.curate.schemas.banks import Bank, BankCounts, BankDeleted, BankPage, BankUpdate
+from app.curate.schemas.banks import (
+    UNHONOURED_BANK_FIELDS,
+    Bank,
+    BankCounts,
+    BankDeleted,
+    BankPage,
+    BankStats,
+    BankUpdate,
+)
 from app.domain.banks import (
+    NEUTRAL_TRAIT,
+    Disposition,
     EntityLabel,
     ExtractionMode,
     check_bank_id,
@@ -20,6 +32,7 @@ from app.domain.banks import (
     default_extraction_mode,
 )
 from app.errors import NotFound
+from app.retain.schemas import status_view
 from app.store.graph import Graph
 from app.store.vectors import VectorStore
 
@@ -36,11 +49,27 @@ class _BankProps(msgspec.Struct):
     retain_extraction_mode: ExtractionMode = "local"
     retain_custom_instructions: str | None = None
     entity_labels_json: str | None = None
+    reflect_mission: str | None = None
+    background: str | None = None
+    disposition_skepticism: int | None = None
+    disposition_literalism: int | None = None
+    disposition_empathy: int | None = None
+    enable_observations: bool | None = None
+    observations_mission: str | None = None
 
 
 class _BankRow(msgspec.Struct):
     bank: _BankProps
     created: bool = False
+
+
+class _StatsRow(msgspec.Struct):
+    nodes: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    operations: list[dict[str, Any]]
+    total_documents: int
+    total_entities: int
+    last_memory_write_at: datetime | None = None
 
 
 class _CountsRow(msgspec.Struct):
@@ -98,6 +127,33 @@ class BankService:
             raise NotFound(f"bank {bank_id!r} not found")
         return _to_bank(row.bank, BankCounts())
 
+    async def ensure(self, bank_id: str) -> bool:
+        """Create the bank with defaults unless it exists (retain's first write creates it).
+
+        Returns whether it was created.
+        """
+        check_bank_id(bank_id)
+        if await self._graph.run("banks/exists", {"bank_id": bank_id}):
+            return False
+        _, created = await self.put(bank_id, BankUpdate())
+        return created
+
+    async def reset(self, bank_id: str) -> Bank:
+        """Set every setting back to its default (the name and description stay)."""
+        await self.require(bank_id)
+        rows = await self._graph.rows(
+            "banks/upsert",
+            {"bank_id": bank_id, "props": _reset_props(self.default_mode), "defaults": {}},
+            _BankRow,
+        )
+        return await self._with_counts(rows[0].bank)
+
+    async def stats(self, bank_id: str) -> BankStats:
+        """Memories, links, documents, entities and operations of the bank, by kind."""
+        await self.require(bank_id)
+        row = (await self._graph.run("banks/stats", {"bank_id": bank_id}))[0]
+        return _stats(bank_id, msgspec.convert(row, _StatsRow, strict=False))
+
     async def require(self, bank_id: str) -> None:
         """Raise NotFound unless the bank exists (cheap: no counts)."""
         check_bank_id(bank_id)
@@ -111,7 +167,7 @@ class BankService:
         counts = await self._counts([r.bank.id for r in rows])
         total = (await self._graph.run("banks/total"))[0]["total"]
         items = [_to_bank(r.bank, counts[r.bank.id]) for r in rows]
-        return BankPage(items=items, total=total, limit=limit, offset=offset)
+        return BankPage(banks=items, total=total, limit=limit, offset=offset)
 
     async def delete(self, bank_id: str) -> BankDeleted:
         """Remove the bank's nodes and vectors, and nothing else."""
@@ -141,17 +197,84 @@ class BankService:
         check_extraction_mode(None if mode is UNSET else mode, llm_configured=self._llm_configured)
 
 
+# Settings a reset puts back (to these values; None removes the property).
+_SETTINGS_DEFAULTS: dict[str, object] = {
+    "retain_mission": None,
+    "retain_custom_instructions": None,
+    "entity_labels_json": None,
+    "reflect_mission": None,
+    "background": None,
+    "disposition_skepticism": None,
+    "disposition_literalism": None,
+    "disposition_empathy": None,
+    "enable_observations": None,
+    "observations_mission": None,
+}
+
+
+def _reset_props(mode: ExtractionMode) -> dict[str, object]:
+    return {**_SETTINGS_DEFAULTS, "retain_extraction_mode": mode}
+
+
 def _props(update: BankUpdate) -> dict[str, object]:
     props: dict[str, object] = {}
-    for field in update.__struct_fields__:
+    for field in update.sent():
         value = getattr(update, field)
-        if value is UNSET:
+        if field in UNHONOURED_BANK_FIELDS:
             continue
         if field == "entity_labels":
             props["entity_labels_json"] = msgspec.json.encode(value).decode()
+        elif field == "disposition":
+            for trait in Disposition.__struct_fields__:
+                props[f"disposition_{trait}"] = getattr(value, trait)
+        elif field == "mission":
+            # Hindsight's older name; an explicit ``reflect_mission`` in the same update wins.
+            props.setdefault("reflect_mission", value)
+        elif field == "reflect_mission":
+            props["reflect_mission"] = value
         else:
             props[field] = value
     return props
+
+
+def _stats(bank_id: str, row: _StatsRow) -> BankStats:
+    """Fold the per-kind rows of ``banks/stats`` into Hindsight's maps."""
+    nodes = {str(n["fact_type"]): int(n["n"]) for n in row.nodes}
+    by_link: dict[str, int] = defaultdict(int)
+    by_fact: dict[str, int] = defaultdict(int)
+    breakdown: dict[str, dict[str, int]] = defaultdict(dict)
+    for link in row.links:
+        link_type, fact_type, n = str(link["link_type"]), str(link["fact_type"]), int(link["n"])
+        by_link[link_type] += n
+        by_fact[fact_type] += n
+        breakdown[fact_type][link_type] = n
+    ops: dict[str, int] = defaultdict(int)
+    for o in row.operations:
+        ops[status_view(o["status"])] += int(o["n"])
+    return BankStats(
+        bank_id=bank_id,
+        total_nodes=sum(nodes.values()),
+        total_links=sum(by_link.values()),
+        total_documents=row.total_documents,
+        total_entities=row.total_entities,
+        nodes_by_fact_type=nodes,
+        links_by_link_type=dict(by_link),
+        links_by_fact_type=dict(by_fact),
+        links_breakdown=dict(breakdown),
+        pending_operations=ops.get("pending", 0) + ops.get("processing", 0),
+        failed_operations=ops.get("failed", 0),
+        operations_by_status=dict(ops),
+        total_observations=nodes.get("observation", 0),
+        last_memory_write_at=row.last_memory_write_at,
+    )
+
+
+def _disposition(props: _BankProps) -> Disposition:
+    return Disposition(
+        skepticism=props.disposition_skepticism or NEUTRAL_TRAIT,
+        literalism=props.disposition_literalism or NEUTRAL_TRAIT,
+        empathy=props.disposition_empathy or NEUTRAL_TRAIT,
+    )
 
 
 def _to_bank(props: _BankProps, counts: BankCounts) -> Bank:
@@ -166,6 +289,13 @@ def _to_bank(props: _BankProps, counts: BankCounts) -> Bank:
         retain_extraction_mode=props.retain_extraction_mode,
         retain_custom_instructions=props.retain_custom_instructions,
         entity_labels=labels,
+        reflect_mission=props.reflect_mission,
+        background=props.background,
+        disposition=_disposition(props),
+        enable_observations=True
+        if props.enable_observations is None
+        else props.enable_observations,
+        observations_mission=props.observations_mission,
         created_at=props.created_at,
         updated_at=props.updated_at,
         counts=counts,

@@ -131,7 +131,7 @@ class DocumentService:
             {"bank_id": bank_id, "empty": empty, "offset": offset, "limit": limit},
             _PageRow,
         )
-        items = [_summary(d) for d in row.items] if row else []
+        items = [_summary(bank_id, d) for d in row.items] if row else []
         return DocumentPage(items=items, total=row.total if row else 0, limit=limit, offset=offset)
 
     async def get(self, bank_id: str, document_id: str) -> Document:
@@ -143,7 +143,7 @@ class DocumentService:
             raise await self._not_found(bank_id, document_id)
         d = row.document
         return Document(
-            **msgspec.structs.asdict(_summary(d)),
+            **msgspec.structs.asdict(_summary(bank_id, d)),
             original_text=d.original_text or "",
             chunks=row.chunks,
         )
@@ -214,9 +214,10 @@ class DocumentService:
         return NotFound(f"document {document_id!r} not found in bank {bank_id!r}")
 
 
-def _summary(d: _StoredDocument) -> DocumentSummary:
+def _summary(bank_id: str, d: _StoredDocument) -> DocumentSummary:
     return DocumentSummary(
         id=d.id,
+        bank_id=bank_id,
         content_hash=d.content_hash,
         tags=list(d.tags or ()),
         metadata=msgspec.json.decode(d.metadata_json) if d.metadata_json else None,

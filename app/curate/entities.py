@@ -292,6 +292,7 @@ class EntityService:
                 for n in row.nodes
             ],
             edges=row.edges,
+            limit=limit,
         )
 
     async def history(

@@ -29,7 +29,10 @@ from app.curate.schemas.memories import (
     MemoryHistory,
     MemoryPage,
     MemoryUpdate,
+    ObservationsCleared,
     Revision,
+    TagCount,
+    TagPage,
 )
 from app.domain.banks import BankConfig, BankDirectory
 from app.domain.dates import as_utc
@@ -43,7 +46,7 @@ from app.domain.lifecycle import (
     release_counts,
 )
 from app.domain.names import entity_names, name_key
-from app.errors import Conflict, InvalidInput, NotFound, Unavailable
+from app.errors import Conflict, InvalidInput, NotFound, NotImplementedYet, Unavailable
 from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
 from app.retain.extract.extracted import ExtractedEntity, ExtractionInput
 from app.retain.extract.port import ExtractionSettings
@@ -97,6 +100,11 @@ class _StoredMemory(msgspec.Struct):
 class _MemoryRow(msgspec.Struct):
     memory: _StoredMemory
     entities: list[MemoryEntity]
+
+
+class _TagsRow(msgspec.Struct):
+    total: int
+    items: list[TagCount]
 
 
 class _PageRow(msgspec.Struct):
@@ -201,6 +209,32 @@ class MemoryService:
             "memories/history", {"bank_id": bank_id, "memory_id": memory_id}, _RevisionRow
         )
         return MemoryHistory(memory_id=memory_id, items=[_to_revision(r.revision) for r in rows])
+
+    async def tags(self, bank_id: str, *, q: str | None, limit: int, offset: int) -> TagPage:
+        """The bank's tags on valid memories, most used first (``q``: those containing it)."""
+        await self._banks.require(bank_id)
+        row = await self._graph.row(
+            "memories/tags",
+            {"bank_id": bank_id, "q": q or None, "limit": limit, "offset": offset},
+            _TagsRow,
+        )
+        total, items = (row.total, row.items) if row else (0, [])
+        return TagPage(items=items, total=total, limit=limit, offset=offset)
+
+    async def clear_observations(self, bank_id: str, memory_id: str) -> ObservationsCleared:
+        """Remove the observations derived from a memory.
+
+        Observations are consolidation's to write and remove (with their sources, revisions and
+        vectors); until it offers removal, a memory that has some is a 501, and one that has
+        none has nothing to clear.
+        """
+        await self._stored(bank_id, memory_id)
+        rows = await self._graph.run(
+            "memories/derived_observations", {"bank_id": bank_id, "memory_id": memory_id}
+        )
+        if rows and rows[0]["n"]:
+            raise NotImplementedYet("clearing a memory's observations is not available yet")
+        return ObservationsCleared(deleted_count=0)
 
     # -- edit ---------------------------------------------------------------------------------
 
@@ -670,7 +704,7 @@ def _to_memory(row: _MemoryRow) -> Memory:
         chunk_id=m.chunk_id,
         metadata=msgspec.json.decode(m.metadata_json) if m.metadata_json else None,
         tags=list(m.tags or ()),
-        entities=row.entities,
+        mentions=row.entities,
         state=m.state,
         state_reason=m.state_reason,
         state_changed_at=m.state_changed_at,

@@ -41,8 +41,25 @@ class EntityLabel(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     description: str | None = None
 
 
+# Hindsight's disposition traits (1-5 each) steer how reflect weighs evidence; 3 is neutral.
+Trait = Annotated[int, msgspec.Meta(ge=1, le=5)]
+NEUTRAL_TRAIT = 3
+
+
+class Disposition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How sceptical, literal and empathetic reflect should be (1-5 each)."""
+
+    skepticism: Trait = NEUTRAL_TRAIT
+    literalism: Trait = NEUTRAL_TRAIT
+    empathy: Trait = NEUTRAL_TRAIT
+
+
 class BankConfig(msgspec.Struct, frozen=True, kw_only=True):
-    """What a bank is configured to do (no counts: cheap enough to read on every retain)."""
+    """What a bank is configured to do (no counts: cheap enough to read on every retain).
+
+    ``reflect_mission``, ``background`` and ``disposition`` are kept for reflect;
+    ``enable_observations`` and ``observations_mission`` for consolidation.
+    """
 
     id: str
     name: str
@@ -51,6 +68,11 @@ class BankConfig(msgspec.Struct, frozen=True, kw_only=True):
     retain_extraction_mode: ExtractionMode = "local"
     retain_custom_instructions: str | None = None
     entity_labels: tuple[EntityLabel, ...] = ()
+    reflect_mission: str | None = None
+    background: str | None = None
+    disposition: Disposition = msgspec.field(default_factory=Disposition)
+    enable_observations: bool = True
+    observations_mission: str | None = None
     created_at: datetime
     updated_at: datetime
 

@@ -18,6 +18,33 @@ MaxTokens = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 DEFAULT_MAX_TOKENS = 4096
 
 
+class IncludeBudget(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask for an optional part of the answer, within this many tokens."""
+
+    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
+
+
+class RecallInclude(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Optional parts of a recall answer (Hindsight's ``include``).
+
+    ``entities``: the entities of the answer (Mnemo always returns them); ``chunks``: the source
+    chunk of each result, by chunk id; ``source_facts``: the facts behind observation results.
+    """
+
+    entities: IncludeBudget | None = None
+    chunks: IncludeBudget | None = None
+    source_facts: IncludeBudget | None = None
+
+
+class MinScores(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Hindsight's per-stage score floors."""
+
+    semantic: float | None = None
+    keyword: float | None = None
+    reranker: float | None = None
+    final: float | None = None
+
+
 class RecallRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A question to the bank's memory.
 
@@ -26,6 +53,10 @@ class RecallRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     ``app.domain.tags``); ``query_timestamp`` is "now" for relative time expressions in the
     query and for recency; ``temporal_window`` gives the event-time window directly instead of
     parsing one from the query; ``trace`` adds how each phase saw the query.
+
+    ``include``, ``prefer_observations``, ``tag_groups`` and ``min_scores`` are Hindsight's
+    keys: accepted so that its clients work unchanged; what Mnemo does not honour is named in
+    the answer's ``warnings``.
     """
 
     query: str
@@ -37,6 +68,10 @@ class RecallRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     query_timestamp: datetime | None = None
     temporal_window: TimeWindow | None = None
     trace: bool = False
+    include: RecallInclude | None = None
+    prefer_observations: bool | None = None
+    tag_groups: list[dict[str, Any]] | None = None
+    min_scores: MinScores | None = None
 
 
 class MentionedEntity(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,14 +85,16 @@ class MentionedEntity(msgspec.Struct, frozen=True, kw_only=True):
 class RecallResult(msgspec.Struct, frozen=True, kw_only=True):
     """One recalled fact.
 
-    ``scores`` holds ``final`` (what the order follows) and the score of each channel that
-    found the fact (cosine, BM25, graph, temporal: each in its own scale).
+    ``entities`` names the entities the fact mentions (Hindsight's shape); ``mentions`` has
+    each one's id, canonical name and the text the fact used. ``scores`` holds ``final`` (what
+    the order follows) and the score of each channel that found the fact (cosine, BM25, graph,
+    temporal: each in its own scale).
     """
 
     id: str
     text: str
     type: str
-    entities: list[MentionedEntity]
+    mentions: list[MentionedEntity]
     context: str | None
     occurred_start: datetime | None
     occurred_end: datetime | None
@@ -66,10 +103,21 @@ class RecallResult(msgspec.Struct, frozen=True, kw_only=True):
     metadata: dict[str, Any] | None
     tags: list[str]
     scores: dict[str, float]
+    chunk_id: str | None = None
+    entities: list[str] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(
+            self, "entities", list(dict.fromkeys(m.name for m in self.mentions))
+        )
 
 
 class EntitySummary(msgspec.Struct, frozen=True, kw_only=True):
-    """An entity of the answer: named in the query, or mentioned by a returned fact."""
+    """An entity of the answer: named in the query, or mentioned by a returned fact.
+
+    ``entity_id``, ``canonical_name`` and ``observations`` are Hindsight's names (its entity
+    observations are not kept by Mnemo, so the list is empty).
+    """
 
     id: str
     name: str
@@ -77,11 +125,34 @@ class EntitySummary(msgspec.Struct, frozen=True, kw_only=True):
     mention_count: int = 0
     # True when the query names it (it seeded the graph channel).
     in_query: bool = False
+    entity_id: str = ""
+    canonical_name: str = ""
+    observations: list[dict[str, Any]] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "entity_id", self.id)
+        msgspec.structs.force_setattr(self, "canonical_name", self.name)
+
+
+class RecallChunk(msgspec.Struct, frozen=True, kw_only=True):
+    """The chunk a result came from (``include.chunks``), cut to the chunk token budget."""
+
+    id: str
+    text: str
+    chunk_index: int
+    document_id: str | None = None
+    truncated: bool = False
 
 
 class RecallResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """The facts that fit ``max_tokens``, best first; their entities by id; the trace if asked."""
+    """The facts that fit ``max_tokens``, best first; their entities by id; the trace if asked.
+
+    ``chunks`` (by chunk id) is present when ``include.chunks`` asked for it; ``warnings`` names
+    request keys Mnemo accepted but does not honour.
+    """
 
     results: list[RecallResult]
     entities: dict[str, EntitySummary] = msgspec.field(default_factory=dict)
     trace: RecallTrace | None = None
+    chunks: dict[str, RecallChunk] | None = None
+    warnings: list[str] = msgspec.field(default_factory=list)

@@ -31,7 +31,7 @@ import msgspec
 from app.domain.dates import as_utc, parse_query_window
 from app.errors import InvalidInput, MnemoError, Unavailable
 from app.recall.boosts import FactSignals, apply_boosts, diversify, is_question
-from app.recall.budget import fill_budget
+from app.recall.budget import estimate_tokens, fill_budget
 from app.recall.candidates import (
     CHANNELS,
     Channel,
@@ -66,6 +66,7 @@ from app.recall.rows import from_epoch_ms, listed
 from app.recall.schemas import (
     EntitySummary,
     MentionedEntity,
+    RecallChunk,
     RecallRequest,
     RecallResponse,
     RecallResult,
@@ -299,7 +300,10 @@ class RecallService:
                 vector_query=vector_text if vector_text != text else None,
                 notes=tuple(notes),
             )
-        return RecallResponse(results=results, entities=entities, trace=trace)
+        chunks = None
+        if request.include is not None and request.include.chunks is not None:
+            chunks = await self._chunks(bank_id, results, request.include.chunks.max_tokens)
+        return RecallResponse(results=results, entities=entities, trace=trace, chunks=chunks)
 
     # -- channels ---------------------------------------------------------------------------
 
@@ -397,6 +401,32 @@ class RecallService:
             for key in ("occurred_start", "occurred_end", "mentioned_at"):
                 fact[key] = from_epoch_ms(fact[key])
         return {fact.id: fact for fact in msgspec.convert(facts, list[_Fact], strict=False)}
+
+    async def _chunks(
+        self, bank_id: str, results: Sequence[RecallResult], max_tokens: int
+    ) -> dict[str, RecallChunk]:
+        """The source chunks of ``results`` in result order, until ``max_tokens`` are used.
+
+        A chunk that does not fit whole is cut to what is left and marked ``truncated``; the
+        chunks after it are left out.
+        """
+        ids = list(dict.fromkeys(r.chunk_id for r in results if r.chunk_id))
+        if not ids:
+            return {}
+        rows = await self._graph.run("recall/chunks", {"bank_id": bank_id, "ids": ids})
+        out: dict[str, RecallChunk] = {}
+        left = max_tokens
+        for row in rows:
+            chunk = msgspec.convert(row, RecallChunk, strict=False)
+            cost = estimate_tokens(chunk.text)
+            if cost > left:
+                if left > 0:
+                    cut = chunk.text[: left * 4]
+                    out[chunk.id] = msgspec.structs.replace(chunk, text=cut, truncated=True)
+                break
+            out[chunk.id] = chunk
+            left -= cost
+        return out
 
     async def _rerank(
         self, text: str, fused: Sequence[FusedResult], facts: Mapping[str, _Fact]
@@ -629,10 +659,11 @@ def _result(fact: _Fact, fused: FusedResult) -> RecallResult:
         id=fact.id,
         text=fact.text,
         type=fact.type,
-        entities=[
+        mentions=[
             MentionedEntity(id=e.id, name=e.name, mention=e.mention or e.name)
             for e in sorted(fact.entities, key=lambda e: (e.name, e.id))
         ],
+        chunk_id=fact.chunk_id,
         context=fact.context,
         occurred_start=fact.occurred_start,
         occurred_end=fact.occurred_end,

@@ -19,9 +19,17 @@ from datetime import datetime
 
 import msgspec
 
+from app.domain.events import EventSink, NoEvents
 from app.errors import MnemoError, NotFound
 from app.retain.pipeline import RetainPipeline
-from app.retain.schemas import ItemError, Operation, OperationPage, OperationStatus, RetainItem
+from app.retain.schemas import (
+    ItemError,
+    Operation,
+    OperationPage,
+    OperationStatus,
+    RetainItem,
+    status_view,
+)
 from app.store.graph import Graph
 
 log = logging.getLogger(__name__)
@@ -76,9 +84,13 @@ class _Progress(msgspec.Struct, kw_only=True):
 class OperationRunner:
     """Records, runs and reports async retains; one background worker per process."""
 
-    def __init__(self, graph: Graph, pipeline: RetainPipeline) -> None:
+    def __init__(
+        self, graph: Graph, pipeline: RetainPipeline, events: EventSink | None = None
+    ) -> None:
         self._graph = graph
         self._pipeline = pipeline
+        # Told ``retain.completed`` when an operation finishes (webhooks).
+        self._events: EventSink = events or NoEvents()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
 
@@ -147,8 +159,13 @@ class OperationRunner:
         rows = await self._graph.rows(
             "operations/list", {"bank_id": bank_id, "limit": limit, "offset": offset}, _Row
         )
+        total = (await self._graph.run("operations/total", {"bank_id": bank_id}))[0]["total"]
         return OperationPage(
-            items=[_to_operation(r.operation) for r in rows], limit=limit, offset=offset
+            bank_id=bank_id,
+            operations=[_to_operation(r.operation) for r in rows],
+            total=total,
+            limit=limit,
+            offset=offset,
         )
 
     async def wait_idle(self) -> None:
@@ -218,6 +235,18 @@ class OperationRunner:
             "operations/finish",
             {"bank_id": bank_id, "id": operation_id, "status": status, **progress.params()},
         )
+        self._events.emit(
+            bank_id,
+            "retain.completed",
+            {
+                "operation_id": operation_id,
+                "async": True,
+                "status": status,
+                "items_count": progress.done,
+                "memory_unit_count": progress.memories,
+                "errors": [{"index": e.index, "error": e.error} for e in progress.errors],
+            },
+        )
 
 
 def _to_operation(stored: _Stored) -> Operation:
@@ -225,7 +254,7 @@ def _to_operation(stored: _Stored) -> Operation:
         id=stored.id,
         bank_id=stored.bank_id,
         type=stored.type,
-        status=stored.status,
+        status=status_view(stored.status),
         created_at=stored.created_at,
         started_at=stored.started_at,
         finished_at=stored.finished_at,

@@ -151,7 +151,7 @@ def _memory_line(m: Memory, extracted_text: str | None) -> ExportMemory:
         edited_at=m.edited_at,
         entities=[
             ExportMention(entity_id=e.id, name=e.name, type=e.type or None, mention=e.mention)
-            for e in m.entities
+            for e in m.mentions
         ],
     )
 

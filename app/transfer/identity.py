@@ -64,7 +64,7 @@ def memory_fix(
     if new.type != old.type and old.type in ("world", "experience"):
         changes["fact_type"] = old.type
     wanted = Counter(mention_key(e.name, e.mention) for e in old.entities)
-    have = Counter(mention_key(e.name, e.mention) for e in new.entities)
+    have = Counter(mention_key(e.name, e.mention) for e in new.mentions)
     if wanted != have or "text" in changes:
         changes["entities"] = [
             EntityHint(
@@ -117,7 +117,7 @@ def plan_identities(
     holds: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     new_names: dict[str, str] = {}
     for old, new in pairs:
-        by_key = {mention_key(e.name, e.mention): e for e in new.entities}
+        by_key = {mention_key(e.name, e.mention): e for e in new.mentions}
         for mention in old.entities:
             found = by_key.get(mention_key(mention.name, mention.mention))
             if found is not None:

@@ -14,6 +14,8 @@ CALL (*) {
   UNION ALL MATCH (n:Operation {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Review {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:EntityMerge {bank_id: $bank_id}) RETURN n
+  UNION ALL MATCH (n:Webhook {bank_id: $bank_id}) RETURN n
+  UNION ALL MATCH (n:WebhookDelivery {bank_id: $bank_id}) RETURN n
   UNION ALL MATCH (n:Bank {id: $bank_id}) RETURN n
 }
 CALL (n) { DETACH DELETE n RETURN 1 AS deleted } IN TRANSACTIONS OF 2000 ROWS

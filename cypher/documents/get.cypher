@@ -11,7 +11,7 @@ CALL (d) {
   OPTIONAL MATCH (c:Chunk {bank_id: $bank_id})-[:PART_OF]->(d)
   WHERE c.retired_at IS NULL
   WITH c ORDER BY c.index
-  RETURN collect(c {.id, .index, .text, .content_hash,
+  RETURN collect(c {.id, .index, .text, .content_hash, .created_at,
                     memory_count: COUNT { (:Memory)-[:FROM]->(c) }}) AS chunks
 }
 RETURN d {.id, .content_hash, .original_text, .tags, .metadata_json, .context, .timestamp,

@@ -182,7 +182,7 @@ class Banks:
 
 def _make_bank(http: httpx.Client, bank_id: str, **config: Any) -> str:
     response = http.put(f"/v1/default/banks/{bank_id}", json={"name": "analytics", **config})
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     return bank_id
 
 

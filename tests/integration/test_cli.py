@@ -97,7 +97,7 @@ def test_retain_from_text_file_and_stdin_then_list_and_recall(
     assert lisbon["tags"] == ["personal", "work"] and lisbon["context"] == "onboarding chat"
     assert lisbon["metadata"] == {"source": "cli"} and lisbon["document_id"] == "notes/1"
     assert lisbon["mentioned_at"].startswith("2023-05-08T13:56:00")
-    assert "Caroline" in {e["name"] for e in lisbon["entities"]}
+    assert "Caroline" in {e["name"] for e in lisbon["mentions"]}
     assert lisbon["occurred_start"].startswith("2023-03-01")
 
     listed = cli.run("memories", "list", "--bank", bank, "--document-id", "piped").stdout
@@ -125,7 +125,7 @@ def test_retain_async_answers_an_operation_that_completes(cli: Cli, bank: str) -
     assert accepted.startswith("operation ") and "mnemo operations" in accepted
     deadline = time.monotonic() + 60
     while (op := cli.json("operations", "--bank", bank, operation_id))["status"] != "completed":
-        assert op["status"] in ("pending", "running") and time.monotonic() < deadline, op
+        assert op["status"] in ("pending", "processing") and time.monotonic() < deadline, op
         time.sleep(0.5)
     assert op["memories_count"] == 1
     assert operation_id in cli.run("operations", "--bank", bank).stdout
@@ -188,7 +188,7 @@ def namesakes(client: MnemoClient, bank: str) -> dict[str, Any]:
         )
         ids.extend(client.retain(bank, [item]).memory_ids)
     entity = {
-        e.name: e.id for m in ids for e in client.memory(bank, m).entities if e.type == "person"
+        e.name: e.id for m in ids for e in client.memory(bank, m).mentions if e.type == "person"
     }
     return {"ids": ids, **entity}
 

@@ -121,7 +121,7 @@ def test_killed_between_stores_is_invisible_then_repaired(
     tmp_path: Path, graph_probe: GraphProbe, bank_id: str
 ) -> None:
     with service(tmp_path, MNEMO_FAULT_INJECTION="crash_after_graph_write") as (url, process):
-        assert httpx.put(f"{url}/v1/default/banks/{bank_id}", json={}).status_code == 201
+        assert httpx.put(f"{url}/v1/default/banks/{bank_id}", json={}).status_code == 200
         with pytest.raises(httpx.TransportError):
             httpx.post(
                 f"{url}/v1/default/banks/{bank_id}/memories",
@@ -171,7 +171,7 @@ def test_interrupted_operation_is_resumed_at_the_next_start(
     with service(tmp_path) as (url, _):
         deadline = time.monotonic() + 60
         while (status := httpx.get(url + operation).json())["status"] != "completed":
-            assert status["status"] in ("pending", "running"), status
+            assert status["status"] in ("pending", "processing"), status
             assert time.monotonic() < deadline, status
             time.sleep(0.3)
         assert status["attempts"] == 2

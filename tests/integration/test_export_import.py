@@ -48,7 +48,7 @@ def snapshot(client: MnemoClient, bank: str) -> dict[str, Any]:
     facts: Counter[tuple[Any, ...]] = Counter()
     groups: dict[str, set[tuple[Any, ...]]] = {}
     for m in client.iter_memories(bank):
-        mentions = tuple(sorted(name_key(e.mention or e.name) for e in m.entities))
+        mentions = tuple(sorted(name_key(e.mention or e.name) for e in m.mentions))
         facts[
             (
                 m.document_id,
@@ -65,7 +65,7 @@ def snapshot(client: MnemoClient, bank: str) -> dict[str, Any]:
                 mentions,
             )
         ] += 1
-        for e in m.entities:
+        for e in m.mentions:
             groups.setdefault(e.id, set()).add(
                 (m.document_id, m.text, name_key(e.mention or e.name))
             )
@@ -152,7 +152,7 @@ def curated_chunks_bank(client: MnemoClient, bank: str) -> dict[str, Any]:
     )
 
     def entity(memory_id: str, mention: str) -> str:
-        [found] = [e.id for e in client.memory(bank, memory_id).entities if e.mention == mention]
+        [found] = [e.id for e in client.memory(bank, memory_id).mentions if e.mention == mention]
         return found
 
     dana, doctor = entity(ids[0], "Dana Whitfield"), entity(ids[2], "Dr. Whitfield")

@@ -106,7 +106,7 @@ def served(installed: Path, test_neo4j: str, tmp_path: Path) -> Iterator[str]:
 
 def test_installed_service_retains_and_recalls(served: str, bank_id: str) -> None:
     with httpx.Client(base_url=served, timeout=120) as http:
-        assert http.put(f"/v1/default/banks/{bank_id}", json={}).status_code == 201
+        assert http.put(f"/v1/default/banks/{bank_id}", json={}).status_code == 200
         retained = http.post(
             f"/v1/default/banks/{bank_id}/memories",
             json={"items": [{"content": "Caroline moved to Lisbon in March 2023."}]},

@@ -15,7 +15,7 @@ def make_bank(http: httpx.Client, bank_id: str, **config: Any) -> str:
     """A fresh bank in ``chunks`` mode (one fact per item, entities as the caller says)."""
     body = {"name": "entity test", "retain_extraction_mode": "chunks", **config}
     response = http.put(f"/v1/default/banks/{bank_id}", json=body)
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     return bank_id
 
 
@@ -51,8 +51,8 @@ def memory(http: httpx.Client, bank: str, memory_id: str) -> dict[str, Any]:
 
 def entity_of(http: httpx.Client, bank: str, memory_id: str, mention: str) -> str:
     """The entity id a memory's mention (surface text) resolved to."""
-    found = [e["id"] for e in memory(http, bank, memory_id)["entities"] if e["mention"] == mention]
-    assert len(found) == 1, (mention, memory(http, bank, memory_id)["entities"])
+    found = [e["id"] for e in memory(http, bank, memory_id)["mentions"] if e["mention"] == mention]
+    assert len(found) == 1, (mention, memory(http, bank, memory_id)["mentions"])
     return str(found[0])
 
 

@@ -16,7 +16,7 @@ RecordKind = Literal["merge", "split", "revert"]
 
 
 class EntitySummary(msgspec.Struct, frozen=True, kw_only=True):
-    """An entity in a listing."""
+    """An entity in a listing (``canonical_name`` is Hindsight's name for ``name``)."""
 
     id: str
     name: str
@@ -25,6 +25,10 @@ class EntitySummary(msgspec.Struct, frozen=True, kw_only=True):
     first_seen: datetime | None = None
     last_seen: datetime | None = None
     is_label: bool = False
+    canonical_name: str = ""
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "canonical_name", self.name)
 
 
 class EntityPage(msgspec.Struct, frozen=True):
@@ -45,7 +49,11 @@ class EntityNeighbour(msgspec.Struct, frozen=True):
 
 
 class EntityDetail(msgspec.Struct, frozen=True, kw_only=True):
-    """One entity with its names (and where each came from) and its neighbours."""
+    """One entity with its names (and where each came from) and its neighbours.
+
+    ``canonical_name`` (= ``name``) and ``observations`` are Hindsight's names; Mnemo keeps no
+    per-entity observations, so that list is empty.
+    """
 
     id: str
     name: str
@@ -57,32 +65,82 @@ class EntityDetail(msgspec.Struct, frozen=True, kw_only=True):
     names: list[EntityName] = msgspec.field(default_factory=list)
     neighbours: list[EntityNeighbour] = msgspec.field(default_factory=list)
     open_reviews: int = 0
+    canonical_name: str = ""
+    observations: list[dict[str, Any]] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "canonical_name", self.name)
+
+
+class GraphNodeData(msgspec.Struct, frozen=True, kw_only=True):
+    """A node as graph-drawing libraries (and Hindsight's clients) read it."""
+
+    id: str
+    label: str = ""
+    mention_count: int = msgspec.field(default=0, name="mentionCount")
 
 
 class GraphNode(msgspec.Struct, frozen=True, kw_only=True):
-    """An entity of the co-occurrence graph."""
+    """An entity of the co-occurrence graph (``data`` repeats it in Hindsight's shape)."""
 
     id: str
     name: str
     type: str | None = None
     mention_count: int = 0
+    data: GraphNodeData | None = None
+
+    def __post_init__(self) -> None:
+        data = GraphNodeData(id=self.id, label=self.name, mention_count=self.mention_count)
+        msgspec.structs.force_setattr(self, "data", data)
+
+
+class GraphEdgeData(msgspec.Struct, frozen=True, kw_only=True):
+    """An edge as graph-drawing libraries (and Hindsight's clients) read it."""
+
+    id: str
+    source: str
+    target: str
+    link_type: str = msgspec.field(default="cooccurrence", name="linkType")
+    weight: int = 0
+    last_cooccurred: datetime | None = msgspec.field(default=None, name="lastCooccurred")
 
 
 class GraphEdge(msgspec.Struct, frozen=True, kw_only=True):
-    """Two entities named together in ``count`` facts."""
+    """Two entities named together in ``count`` facts (``data`` in Hindsight's shape)."""
 
     source: str
     target: str
     count: int
     first_at: datetime | None = None
     last_at: datetime | None = None
+    data: GraphEdgeData | None = None
+
+    def __post_init__(self) -> None:
+        data = GraphEdgeData(
+            id=f"{self.source}--{self.target}",
+            source=self.source,
+            target=self.target,
+            weight=self.count,
+            last_cooccurred=self.last_at,
+        )
+        msgspec.structs.force_setattr(self, "data", data)
 
 
-class EntityGraph(msgspec.Struct, frozen=True):
-    """The most mentioned entities and the co-occurrences among them."""
+class EntityGraph(msgspec.Struct, frozen=True, kw_only=True):
+    """The most mentioned entities and the co-occurrences among them.
+
+    ``total_entities`` / ``total_edges`` count what is shown; ``limit`` is the node limit asked.
+    """
 
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    limit: int = 0
+    total_entities: int = 0
+    total_edges: int = 0
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "total_entities", len(self.nodes))
+        msgspec.structs.force_setattr(self, "total_edges", len(self.edges))
 
 
 class MergeRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -25,7 +25,14 @@ class MemoryEntity(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Memory(msgspec.Struct, frozen=True, kw_only=True):
-    """A fact as the API shows it."""
+    """A fact as the API shows it.
+
+    ``mentions`` lists the entities the fact mentions (id, canonical name, surface text).
+    Hindsight's names are derived beside Mnemo's: ``entities`` (the canonical names, comma
+    separated), ``fact_type`` (= ``type``), ``date`` (event start, else mention time),
+    ``invalidation_reason`` / ``invalidated_at`` (set while the fact is invalidated) and
+    ``updated_at`` (the last edit or state change).
+    """
 
     id: str
     text: str
@@ -39,22 +46,44 @@ class Memory(msgspec.Struct, frozen=True, kw_only=True):
     chunk_id: str | None = None
     metadata: dict[str, Any] | None = None
     tags: list[str] = msgspec.field(default_factory=list)
-    entities: list[MemoryEntity] = msgspec.field(default_factory=list)
+    mentions: list[MemoryEntity] = msgspec.field(default_factory=list)
     state: MemoryState = "valid"
     state_reason: str | None = None
     state_changed_at: datetime | None = None
     proof_count: int = 1
     edited_at: datetime | None = None
     created_at: datetime | None = None
+    entities: str = ""
+    fact_type: str = ""
+    date: str = ""
+    invalidation_reason: str | None = None
+    invalidated_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        when = self.occurred_start or self.mentioned_at
+        invalid = self.state == "invalidated"
+        changes = [t for t in (self.edited_at, self.state_changed_at) if t is not None]
+        derived = {
+            "entities": ", ".join(dict.fromkeys(m.name for m in self.mentions)),
+            "fact_type": self.type,
+            "date": when.isoformat() if when is not None else "",
+            "invalidation_reason": self.state_reason if invalid else None,
+            "invalidated_at": self.state_changed_at if invalid else None,
+            "updated_at": max(changes) if changes else self.created_at,
+        }
+        for name, value in derived.items():
+            msgspec.structs.force_setattr(self, name, value)
 
 
-class MemoryPage(msgspec.Struct, frozen=True):
-    """One page of facts, newest first."""
+class MemoryPage(msgspec.Struct, frozen=True, kw_only=True):
+    """One page of facts, newest first (``warnings``: filters sent that were not applied)."""
 
     items: list[Memory]
     total: int
     limit: int
     offset: int
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 class MemoryFilter(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,3 +134,25 @@ class MemoryHistory(msgspec.Struct, frozen=True):
 
     memory_id: str
     items: list[Revision]
+
+
+class ObservationsCleared(msgspec.Struct, frozen=True):
+    """How many observations derived from a memory were removed."""
+
+    deleted_count: int
+
+
+class TagCount(msgspec.Struct, frozen=True):
+    """A tag and how many valid memories carry it."""
+
+    tag: str
+    count: int
+
+
+class TagPage(msgspec.Struct, frozen=True):
+    """One page of a bank's tags, most used first."""
+
+    items: list[TagCount]
+    total: int
+    limit: int
+    offset: int

@@ -10,7 +10,7 @@ def test_put_creates_then_updates_a_bank(http: httpx.Client, bank_id: str) -> No
         f"/v1/default/banks/{bank_id}",
         json={"name": "Support agent", "retain_mission": "Keep customer facts"},
     )
-    assert created.status_code == 201
+    assert created.status_code == 200
     body = created.json()
     assert body["id"] == bank_id
     assert body["name"] == "Support agent"
@@ -44,7 +44,7 @@ def test_get_patch_list_and_delete_a_bank(http: httpx.Client, bank: str) -> None
     listed: list[str] = []
     for offset in range(0, first["total"], 500):
         page = http.get("/v1/default/banks", params={"limit": 500, "offset": offset}).json()
-        listed += [b["id"] for b in page["items"]]
+        listed += [b["id"] for b in page["banks"]]
     assert bank in listed
     assert listed == sorted(listed)
 
@@ -58,7 +58,7 @@ def test_deleting_one_bank_leaves_another_untouched(
     http: httpx.Client, bank: str, bank_id: str
 ) -> None:
     other = f"{bank_id}-other"
-    assert http.put(f"/v1/default/banks/{other}", json={"name": "other"}).status_code == 201
+    assert http.put(f"/v1/default/banks/{other}", json={"name": "other"}).status_code == 200
     assert http.delete(f"/v1/default/banks/{other}").status_code == 200
     assert http.get(f"/v1/default/banks/{bank}").json()["name"] == "test bank"
 
@@ -67,7 +67,7 @@ def test_list_is_paged(http: httpx.Client, bank_id: str) -> None:
     for suffix in ("a", "b", "c"):
         http.put(f"/v1/default/banks/{bank_id}-{suffix}", json={})
     page = http.get("/v1/default/banks", params={"limit": 2, "offset": 0}).json()
-    assert len(page["items"]) == 2
+    assert len(page["banks"]) == 2
     assert page["limit"] == 2
     assert page["total"] >= 3
 

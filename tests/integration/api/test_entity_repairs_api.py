@@ -110,7 +110,7 @@ def test_merge_moves_mentions_names_and_co_occurrences_then_revert_restores_them
     assert entity_of(http, cbank, s["ids"][4], "Dr. Whitfield") == s["dana"]
     # The facts now show the survivor, with the surface text they used.
     doctor_fact = memory(http, cbank, s["ids"][3])
-    assert {(e["id"], e["mention"]) for e in doctor_fact["entities"]} >= {
+    assert {(e["id"], e["mention"]) for e in doctor_fact["mentions"]} >= {
         (s["dana"], "Dr. Whitfield")
     }
     # The absorbed name finds the survivor; the absorbed id answers 404 naming it.

@@ -70,7 +70,7 @@ def patch(http: httpx.Client, bank: str, memory_id: str, **body: Any) -> dict[st
 
 
 def names(memory: dict[str, Any]) -> set[str]:
-    return {e["name"] for e in memory["entities"]}
+    return {e["name"] for e in memory["mentions"]}
 
 
 def recall_ids(http: httpx.Client, bank: str, query: str) -> list[str] | None:
@@ -115,7 +115,7 @@ def test_get_shows_the_fact_with_entities_metadata_and_provenance(
     assert memory["edited_at"] is None
     assert memory["created_at"]
     assert names(memory) == {"Alice Novak", "Paris", "Bob Stone"}
-    assert all(e["id"] and e["mention"] == e["name"] for e in memory["entities"])
+    assert all(e["id"] and e["mention"] == e["name"] for e in memory["mentions"])
 
 
 def test_list_filters_by_type_document_entity_and_state(http: httpx.Client, bank: str) -> None:
@@ -125,13 +125,13 @@ def test_list_filters_by_type_document_entity_and_state(http: httpx.Client, bank
     assert listed(http, bank, type=["world", "experience"])["total"] == 3
     carla = next(
         e["id"]
-        for e in http.get(url(bank, f"/{ids[2]}")).json()["entities"]
+        for e in http.get(url(bank, f"/{ids[2]}")).json()["mentions"]
         if e["name"] == "Carla Diaz"
     )
     assert ids_of(listed(http, bank, entity_id=carla)) == [ids[2]]
     alice = next(
         e["id"]
-        for e in http.get(url(bank, f"/{ids[0]}")).json()["entities"]
+        for e in http.get(url(bank, f"/{ids[0]}")).json()["mentions"]
         if e["name"] == "Alice Novak"
     )
     assert ids_of(listed(http, bank, entity_id=alice)) == [ids[1], ids[0]]
@@ -219,7 +219,7 @@ def test_invalidated_fact_leaves_list_recall_and_links_then_restores_exactly(
         for _, out, other, p in archived
     ) == sorted((t, out, other, p) for t, out, other, p in links_before)
     counts = entity_counts(graph_probe, bank)
-    mentioned = {e["id"] for e in answer["entities"]}
+    mentioned = {e["id"] for e in answer["mentions"]}
     for entity_id, (name, n, *_) in counts["entities"].items():
         expected = counts_before["entities"][entity_id][1] - (entity_id in mentioned)
         assert n == expected, name
@@ -285,7 +285,7 @@ def test_editing_text_re_resolves_entities_and_relinks(
     ids = retain_story(http, bank)
     target = ids[0]
     before = http.get(url(bank, f"/{target}")).json()
-    by_name = {e["name"]: e["id"] for e in before["entities"]}
+    by_name = {e["name"]: e["id"] for e in before["mentions"]}
     paris = by_name["Paris"]
     paris_count = entity_counts(graph_probe, bank)["entities"][paris][1]
 
@@ -295,7 +295,7 @@ def test_editing_text_re_resolves_entities_and_relinks(
     assert edited["text"] == "Alice Novak moved to Berlin with Bob Stone."
     assert edited["edited_at"]
     assert names(edited) == {"Alice Novak", "Berlin", "Bob Stone"}
-    after = {e["name"]: e["id"] for e in edited["entities"]}
+    after = {e["name"]: e["id"] for e in edited["mentions"]}
     # Names still in the text keep their entity; the new name resolved to a new entity.
     assert after["Alice Novak"] == by_name["Alice Novak"]
     assert after["Bob Stone"] == by_name["Bob Stone"]
@@ -360,7 +360,7 @@ def test_editing_entities_replaces_the_mentions(
     http: httpx.Client, bank: str, graph_probe: GraphProbe
 ) -> None:
     ids = retain_story(http, bank)
-    before = {e["name"]: e["id"] for e in http.get(url(bank, f"/{ids[0]}")).json()["entities"]}
+    before = {e["name"]: e["id"] for e in http.get(url(bank, f"/{ids[0]}")).json()["mentions"]}
     edited = patch(
         http,
         bank,
@@ -368,7 +368,7 @@ def test_editing_entities_replaces_the_mentions(
         entities=[{"text": "alice novak"}, {"text": "Quill Labs", "type": "organization"}],
         reason="tagging the employer",
     )
-    after = {e["name"]: e for e in edited["entities"]}
+    after = {e["name"]: e for e in edited["mentions"]}
     assert set(after) == {"Alice Novak", "Quill Labs"}
     assert after["Alice Novak"]["id"] == before["Alice Novak"]
     assert after["Alice Novak"]["mention"] == "alice novak"
@@ -395,7 +395,7 @@ def test_editing_an_invalidated_fact_keeps_it_out_until_restored(
     types = {t for t, *_ in fact_links(graph_probe, bank, ids[2])}
     assert "ARCHIVED_LINK" not in types and "MENTIONS" in types
     final = entity_counts(graph_probe, bank)
-    dan = next(e["id"] for e in restored["entities"] if e["name"] == "Dan Wu")
+    dan = next(e["id"] for e in restored["mentions"] if e["name"] == "Dan Wu")
     assert final["entities"][dan][1] == 1
     carla = next(i for i, v in counts["entities"].items() if v[0] == "Carla Diaz")
     # Carla lost her only mention; she stays, with nothing counted.
@@ -509,7 +509,7 @@ def test_causal_links_are_archived_and_restored_with_the_fact(
     response = llm_http.put(
         f"/v1/default/banks/{bank_id}", json={"retain_extraction_mode": "concise"}
     )
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     llm_server.script(reply_json(STAY))
     cause, effect = retain(
         llm_http, bank_id, {"content": STAY_TEXT, "timestamp": "2024-05-20T10:30:00Z"}

@@ -37,7 +37,7 @@ def made_bank(http: httpx.Client, bank_id: str, mode: str = "chunks") -> Iterato
     response = http.put(
         f"/v1/default/banks/{bank_id}", json={"name": bank_id, "retain_extraction_mode": mode}
     )
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     try:
         yield bank_id
     finally:
@@ -121,8 +121,8 @@ def test_fact_sharing_only_an_entity_with_the_query_is_found_through_the_graph(
     hit = next(r for r in answer["results"] if r["text"] == quiet)
     assert hit["scores"]["graph"] > 0
     assert set(hit["scores"]) == {"final", "graph"}
-    assert [e["name"] for e in hit["entities"]] == ["Zephyrine"]
-    assert answer["entities"][hit["entities"][0]["id"]]["in_query"] is True
+    assert [e["name"] for e in hit["mentions"]] == ["Zephyrine"]
+    assert answer["entities"][hit["mentions"][0]["id"]]["in_query"] is True
     assert [e["name"] for e in answer["trace"]["query_entities"]] == ["Zephyrine"]
     # Neither text channel returns it at all; the graph channel ranks it first.
     for name in ("vector", "keyword"):
@@ -406,6 +406,8 @@ def test_result_shape_and_budget(http: httpx.Client, chunks_bank: str) -> None:
         "text",
         "type",
         "entities",
+        "mentions",
+        "chunk_id",
         "context",
         "occurred_start",
         "occurred_end",
@@ -422,10 +424,12 @@ def test_result_shape_and_budget(http: httpx.Client, chunks_bank: str) -> None:
     assert top["context"] == "chat between friends"
     assert top["mentioned_at"].startswith("2023-05-08T14:01")
     assert top["occurred_start"].startswith("2023-05-08")
-    assert sorted((e["name"], e["mention"]) for e in top["entities"]) == [
+    assert sorted((e["name"], e["mention"]) for e in top["mentions"]) == [
         ("Lake Tahoe", "Lake Tahoe"),
         ("Melanie", "Melanie"),
     ]
+    assert top["entities"] == ["Lake Tahoe", "Melanie"]  # Hindsight's shape: the names
+    assert top["chunk_id"]
     assert {"final", "vector", "keyword"} <= set(top["scores"])
     assert top["scores"]["final"] >= answer["results"][1]["scores"]["final"]
     names = {e["name"] for e in answer["entities"].values()}

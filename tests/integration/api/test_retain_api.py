@@ -208,11 +208,17 @@ def test_failed_validation_writes_nothing(
     assert graph_probe.value("MATCH (d:Document {bank_id: $b}) RETURN count(d) AS n", b=bank) == 0
 
 
-def test_retain_into_an_unknown_bank_is_404(http: httpx.Client, bank_id: str) -> None:
-    response = http.post(
-        f"/v1/default/banks/{bank_id}/memories", json={"items": [{"content": "x"}]}
-    )
-    assert response.status_code == 404
+def test_retain_into_an_unknown_bank_creates_it(http: httpx.Client, bank_id: str) -> None:
+    refused = http.post(f"/v1/default/banks/{bank_id}/memories", json={"items": [{}]})
+    assert refused.status_code == 400
+    assert http.get(f"/v1/default/banks/{bank_id}").status_code == 404, "a refusal creates none"
+    item = {"content": "Ana Lima sings in the Lisbon choir every Friday."}
+    response = http.post(f"/v1/default/banks/{bank_id}/memories", json={"items": [item]})
+    assert response.status_code == 200, response.text
+    assert response.json()["async"] is False and len(response.json()["memory_ids"]) == 1
+    bank = http.get(f"/v1/default/banks/{bank_id}").json()
+    assert bank["name"] == bank_id and bank["counts"]["memories"] == 1
+    http.delete(f"/v1/default/banks/{bank_id}")
 
 
 def test_async_retain_returns_an_operation_that_completes(
@@ -237,7 +243,7 @@ def test_async_retain_returns_an_operation_that_completes(
     assert status["items_done"] == 2
     assert status["memories_count"] == 2
     assert status["errors"] == []
-    listed = http.get(f"/v1/default/banks/{bank}/operations").json()["items"]
+    listed = http.get(f"/v1/default/banks/{bank}/operations").json()["operations"]
     assert operation_id in [op["id"] for op in listed]
     assert graph_probe.value("MATCH (m:Memory {bank_id: $b}) RETURN count(m) AS n", b=bank) == 2
 

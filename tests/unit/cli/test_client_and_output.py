@@ -95,7 +95,7 @@ def test_iterators_walk_every_page() -> None:
         limit = int(request.url.params["limit"])
         offsets.append(offset)
         ids = [f"b{n}" for n in range(offset, min(offset + limit, 2500))]
-        page = {"items": [bank_json(i) for i in ids], "total": 2500, "limit": limit}
+        page = {"banks": [bank_json(i) for i in ids], "total": 2500, "limit": limit}
         return httpx.Response(200, json={**page, "offset": offset})
 
     with client_for(handler) as client:
@@ -110,13 +110,13 @@ def test_retain_sends_the_async_flag_under_its_wire_name() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(msgspec.json.decode(request.content))
         answer = {"success": True, "bank_id": "b", "items_count": 1, "memory_ids": []}
-        return httpx.Response(202, json={**answer, "operation_id": "op-1"})
+        return httpx.Response(200, json={**answer, "async": True, "operation_id": "op-1"})
 
     from app.retain.schemas import RetainItem
 
     with client_for(handler) as client:
         answer = client.retain("b", [RetainItem(content="hi")], run_async=True)
-    assert answer.operation_id == "op-1"
+    assert answer.operation_id == "op-1" and answer.async_ is True
     assert sent[0]["async"] is True and sent[0]["items"][0]["content"] == "hi"
 
 

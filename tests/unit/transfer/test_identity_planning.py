@@ -42,7 +42,7 @@ def new(memory_id: str, text: str, *mentions: tuple[str, str, str], document: st
         text=text,
         type="world",
         document_id=document,
-        entities=[MemoryEntity(id=e, name=n, mention=s) for e, n, s in mentions],
+        mentions=[MemoryEntity(id=e, name=n, mention=s) for e, n, s in mentions],
     )
 
 
