@@ -50,6 +50,16 @@ from app.curate.schemas.reviews import (
 from app.domain.facts import FactType, MemoryState
 from app.domain.tags import TagsMatch
 from app.recall.schemas import RecallRequest, RecallResponse
+from app.reflect.schemas import (
+    CreateMentalModelRequest,
+    CreateMentalModelResponse,
+    MentalModelListResponse,
+    MentalModelResponse,
+    MentalModelVersion,
+    ReflectInclude,
+    ReflectRequest,
+    ReflectResponse,
+)
 from app.retain.schemas import Operation, OperationPage, RetainItem, RetainRequest, RetainResponse
 
 T = TypeVar("T")
@@ -105,18 +115,23 @@ def drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
 class MnemoClient:
     """Synchronous client; use as a context manager or call ``close()``.
 
-    ``transport`` replaces the network (``httpx.MockTransport`` in unit tests).
+    ``api_key`` is sent as ``Authorization: Bearer <key>`` (needed when the service requires
+    keys). ``transport`` replaces the network (``httpx.MockTransport`` in unit tests).
     """
 
     def __init__(
         self,
         base_url: str,
         *,
+        api_key: str | None = None,
         timeout: float = 300.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else None
+        self._http = httpx.Client(
+            base_url=self.base_url, timeout=timeout, transport=transport, headers=headers
+        )
 
     def __enter__(self) -> MnemoClient:
         return self
@@ -185,6 +200,21 @@ class MnemoClient:
             if len(items) < limit:
                 return
             offset += limit
+
+    @staticmethod
+    def _cursor_pages(fetch: Any, limit: int = MAX_PAGE) -> Iterator[Any]:
+        """Items of every page, each asked for with the ``next_cursor`` of the one before.
+
+        A cursor page costs its own rows, not the rows before it, and what is stored meanwhile
+        does not shift later pages (by offset, an item would be repeated or skipped).
+        """
+        cursor = None
+        while True:
+            page = fetch(limit=limit, cursor=cursor)
+            yield from page.items
+            cursor = page.next_cursor
+            if not cursor:
+                return
 
     # -- service ------------------------------------------------------------------------------
 
@@ -257,6 +287,63 @@ class MnemoClient:
             RecallResponse, "POST", f"{BANKS}/{segment(bank_id)}/memories/recall", body=body
         )
 
+    # -- reflect and mental models ------------------------------------------------------------
+
+    def reflect(self, bank_id: str, request: ReflectRequest | str) -> ReflectResponse:
+        """An answer from the bank with its evidence (a plain string asks for the evidence)."""
+        body = (
+            ReflectRequest(query=request, include=ReflectInclude(facts={}))
+            if isinstance(request, str)
+            else request
+        )
+        return self.call(ReflectResponse, "POST", f"{BANKS}/{segment(bank_id)}/reflect", body=body)
+
+    def create_mental_model(
+        self, bank_id: str, request: CreateMentalModelRequest
+    ) -> CreateMentalModelResponse:
+        """A new mental model; its page is written by the operation the answer names."""
+        return self.call(
+            CreateMentalModelResponse,
+            "POST",
+            f"{BANKS}/{segment(bank_id)}/mental-models",
+            body=request,
+        )
+
+    def list_mental_models(
+        self, bank_id: str, *, detail: str = "content", limit: int = 100, offset: int = 0
+    ) -> MentalModelListResponse:
+        """One page of a bank's mental models (``detail``: metadata, content or full)."""
+        return self.call(
+            MentalModelListResponse,
+            "GET",
+            f"{BANKS}/{segment(bank_id)}/mental-models",
+            params={"detail": detail, "limit": limit, "offset": offset},
+        )
+
+    def iter_mental_models(self, bank_id: str) -> Iterator[MentalModelResponse]:
+        """Every mental model of the bank, with its page and settings."""
+
+        def fetch(*, limit: int, offset: int) -> MentalModelListResponse:
+            return self.list_mental_models(bank_id, limit=limit, offset=offset)
+
+        return self._pages(fetch)
+
+    def get_mental_model(self, bank_id: str, model_id: str) -> MentalModelResponse:
+        """One mental model with its page and evidence."""
+        return self.call(
+            MentalModelResponse,
+            "GET",
+            f"{BANKS}/{segment(bank_id)}/mental-models/{segment(model_id)}",
+        )
+
+    def mental_model_history(self, bank_id: str, model_id: str) -> list[MentalModelVersion]:
+        """Every version of a mental model's page, newest first."""
+        return self.call(
+            list[MentalModelVersion],
+            "GET",
+            f"{BANKS}/{segment(bank_id)}/mental-models/{segment(model_id)}/history",
+        )
+
     # -- memories -----------------------------------------------------------------------------
 
     def list_memories(
@@ -272,8 +359,12 @@ class MnemoClient:
         tags_match: TagsMatch = "any",
         limit: int = 100,
         offset: int = 0,
+        cursor: str | None = None,
     ) -> MemoryPage:
-        """A page of facts, newest first; every filter given applies."""
+        """A page of facts, newest first; every filter given applies.
+
+        ``cursor``: a page's ``next_cursor``, to continue where that page ended.
+        """
         params = {
             "type": list(types or ()),
             "q": q,
@@ -284,25 +375,28 @@ class MnemoClient:
             "tags_match": tags_match if tags else None,
             "limit": limit,
             "offset": offset,
+            "cursor": cursor,
         }
         return self.call(
             MemoryPage, "GET", f"{BANKS}/{segment(bank_id)}/memories/list", params=params
         )
 
-    def iter_memories(self, bank_id: str, **filters: Any) -> Iterator[Memory]:
+    def iter_memories(
+        self, bank_id: str, *, page_size: int = MAX_PAGE, **filters: Any
+    ) -> Iterator[Memory]:
         """Every fact matching the filters of :meth:`list_memories`, newest first."""
 
-        def fetch(*, limit: int, offset: int) -> MemoryPage:
-            return self.list_memories(bank_id, limit=limit, offset=offset, **filters)
+        def fetch(*, limit: int, cursor: str | None) -> MemoryPage:
+            return self.list_memories(bank_id, limit=limit, cursor=cursor, **filters)
 
-        return self._pages(fetch)
+        return self._cursor_pages(fetch, page_size)
 
     def memory(self, bank_id: str, memory_id: str) -> Memory:
         """One fact, valid or invalidated, with its entities."""
         return self.call(Memory, "GET", self._memory_path(bank_id, memory_id))
 
     def get_memory(self, bank_id: str, memory_id: str) -> dict[str, Any]:
-        """One fact as plain JSON (``entities``: ``[{id, name, mention, type}]``)."""
+        """One fact as plain JSON (``mentions``: ``[{id, name, mention, type}]``)."""
         answer: dict[str, Any] = self.request("GET", self._memory_path(bank_id, memory_id))
         return answer
 
@@ -331,27 +425,37 @@ class MnemoClient:
     # -- documents ----------------------------------------------------------------------------
 
     def list_documents(
-        self, bank_id: str, *, empty: bool | None = None, limit: int = 100, offset: int = 0
+        self,
+        bank_id: str,
+        *,
+        empty: bool | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        cursor: str | None = None,
     ) -> DocumentPage:
-        """A page of documents, newest first (``empty``: only those with(out) memories)."""
+        """A page of documents, newest first (``empty``: only those with(out) memories).
+
+        ``cursor``: a page's ``next_cursor``, to continue where that page ended.
+        """
         params = {
             "empty": None if empty is None else str(empty).lower(),
             "limit": limit,
             "offset": offset,
+            "cursor": cursor,
         }
         return self.call(
             DocumentPage, "GET", f"{BANKS}/{segment(bank_id)}/documents", params=params
         )
 
     def iter_documents(
-        self, bank_id: str, *, empty: bool | None = None
+        self, bank_id: str, *, empty: bool | None = None, page_size: int = MAX_PAGE
     ) -> Iterator[DocumentSummary]:
         """Every document summary, newest first."""
 
-        def fetch(*, limit: int, offset: int) -> DocumentPage:
-            return self.list_documents(bank_id, empty=empty, limit=limit, offset=offset)
+        def fetch(*, limit: int, cursor: str | None) -> DocumentPage:
+            return self.list_documents(bank_id, empty=empty, limit=limit, cursor=cursor)
 
-        return self._pages(fetch)
+        return self._cursor_pages(fetch, page_size)
 
     def get_document(self, bank_id: str, document_id: str) -> Document:
         """One document with its original text and chunks."""

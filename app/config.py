@@ -6,9 +6,11 @@ Nothing else in the code base reads the environment: the app factory and the CLI
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
@@ -61,6 +63,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 2
     llm_concurrency: int = 4
+    # Reflect's agent loop (with an LLM) must finish within this; past it, the offline answer.
+    reflect_timeout_s: float = 120.0
 
     # Request limits: over them the API answers 413/400 naming the limit.
     max_item_chars: int = 500_000
@@ -68,10 +72,24 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     max_query_chars: int = 2_000
     max_request_bytes: int = 64 * 1024 * 1024
 
+    # Consolidation into observations (app/consolidate): run the worker inside `mnemo serve`
+    # (false: only `mnemo worker` processes consolidate), facts per batch, how often an idle
+    # worker looks for due facts, how long a bank's lease lasts without renewal, and how much
+    # it yields to clients (pause = batch time x this, after a batch during which they wrote).
+    consolidation_worker: bool = True
+    consolidation_batch_size: int = 64
+    consolidation_poll_s: float = 1.0
+    consolidation_lease_s: float = 60.0
+    consolidation_yield: float = 1.0
     # Webhook deliveries: attempts per delivery, and the first wait before a retry (doubling,
     # capped at five minutes).
     webhook_max_attempts: int = 5
     webhook_retry_base_s: float = 2.0
+    # Group commit: retain requests into one bank that wait for its write share the next one,
+    # up to this many facts in all; the first of a group waits this long for company when the
+    # bank's write is idle (0: it is written at once).
+    retain_group_max_facts: int = 400
+    retain_group_wait_ms: float = 0.0
 
     # Finish vector writes a crash left pending when the service starts.
     reconcile_on_start: bool = True
@@ -82,6 +100,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     host: str = "127.0.0.1"
     port: int = 8888
     log_level: str = "info"
+
+    # API keys: "required" or "off"; unset: "off" on a loopback host, "required" anywhere else
+    # (where "off" is refused).
+    auth: Literal["required", "off"] | None = None
+    # The key the `mnemo` command line sends (Authorization: Bearer ...).
+    api_key: str | None = None
+    # An admin key the service stores (hashed) when it starts, for deployments that cannot run
+    # `mnemo keys create` first (compose); at least 24 characters.
+    admin_key: str | None = None
+    # Host header names the API answers (comma-separated; "*" any). Unset: loopback names,
+    # plus MNEMO_HOST when it is a specific address.
+    allowed_hosts: str | None = None
+    # Origins a browser may call the API from (comma-separated); unset: none (CORS closed).
+    cors_origins: str | None = None
 
     @property
     def data_path(self) -> Path:
@@ -106,6 +138,42 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         )
 
     @property
+    def listens_on_loopback(self) -> bool:
+        """True when ``host`` is a loopback name or address (wildcards are not)."""
+        return is_loopback(self.host)
+
+    @property
+    def auth_required(self) -> bool:
+        """Whether requests need an API key (see ``auth``)."""
+        if self.auth is None:
+            return not self.listens_on_loopback
+        return self.auth == "required"
+
+    @property
+    def allowed_host_names(self) -> frozenset[str]:
+        """Host names (without port) the API answers; ``*`` stands for any."""
+        if self.allowed_hosts:
+            return frozenset(_split(self.allowed_hosts.lower()))
+        names = set(LOOPBACK_NAMES)
+        if self.host and self.host not in WILDCARD_HOSTS:
+            names.add(self.host.lower().strip("[]"))
+        return frozenset(names)
+
+    @property
+    def cors_origin_list(self) -> tuple[str, ...]:
+        """Browser origins allowed to call the API (empty: none)."""
+        return tuple(o.rstrip("/") for o in _split(self.cors_origins or ""))
+
+    def check_auth(self) -> None:
+        """Refuse ``auth=off`` on a host other than loopback."""
+        if self.auth == "off" and not self.listens_on_loopback:
+            raise SettingsError(
+                f"MNEMO_AUTH=off is refused when listening on {self.host!r}: anyone who reaches "
+                "the port could read and delete every bank. Listen on 127.0.0.1, or keep "
+                "MNEMO_AUTH=required and create a key with `mnemo keys create --admin`"
+            )
+
+    @property
     def llm_configured(self) -> bool:
         """True when an OpenAI-compatible endpoint is configured."""
         return self.llm_base_url is not None
@@ -113,6 +181,25 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 class SettingsError(ValueError):
     """An MNEMO_* variable has a value of the wrong type or an unknown name."""
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _split(values: str) -> list[str]:
+    return [v.strip() for v in values.split(",") if v.strip()]
 
 
 def settings_fields() -> tuple[str, ...]:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import msgspec
 import uvicorn
 
 from app.config import Settings
@@ -25,6 +26,8 @@ def free_port() -> int:
 def serve_in_thread(settings: Settings, *, startup_timeout: float = 120.0) -> Iterator[str]:
     """Serve ``create_app(settings)`` over real HTTP on loopback; yields the base URL."""
     port = free_port()
+    # The settings say where the service answers (the data folder's lock records it).
+    settings = msgspec.structs.replace(settings, host="127.0.0.1", port=port)
     config = uvicorn.Config(
         create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
     )

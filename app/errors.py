@@ -40,6 +40,12 @@ class PayloadTooLarge(MnemoError):
     status_code = 413
 
 
+class Blocked(MnemoError):
+    """Memory defense refused the content (a secret or personal data the bank blocks)."""
+
+    status_code = 422
+
+
 class Unavailable(MnemoError):
     """A dependency (Neo4j, the vector store, the embedder, the LLM) is not usable now."""
 

@@ -35,6 +35,7 @@ from app.curate.schemas.banks import BankUpdate
 from app.domain.names import name_key
 from app.embedded import serve_in_thread
 from app.retain.schemas import EntityHint, RetainItem
+from scripts.bench_support import benchmark_neo4j_auth
 
 
 @contextmanager
@@ -45,7 +46,9 @@ def service(url: str | None) -> Iterator[str]:
         return
     uri = os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697")
     with tempfile.TemporaryDirectory(prefix="mnemo-identity-") as data_dir:
-        settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri, log_level="warning")
+        settings = load_settings(
+            {}, data_dir=data_dir, neo4j_uri=uri, log_level="warning", **benchmark_neo4j_auth()
+        )
         with serve_in_thread(settings) as served:
             yield served
 
@@ -76,7 +79,7 @@ def assign(client: MnemoClient, items: list[dict[str, Any]]) -> tuple[dict[str, 
         for item, memory_ids in zip(items, memories, strict=True):
             by_surface: dict[str, str] = {}
             for memory_id in memory_ids:
-                for entity in client.get_memory(bank, memory_id)["entities"]:
+                for entity in client.get_memory(bank, memory_id)["mentions"]:
                     by_surface.setdefault(name_key(entity["mention"]), entity["id"])
             for index, mention in enumerate(item["mentions"]):
                 entity_id = by_surface.get(name_key(mention["text"]))
@@ -85,6 +88,15 @@ def assign(client: MnemoClient, items: list[dict[str, Any]]) -> tuple[dict[str, 
     finally:
         client.delete_bank(bank)
     return assignment, elapsed
+
+
+SHARED_SCORER = Path(__file__).resolve().parents[2] / "shared" / "bench" / "identity" / "score.py"
+
+
+def scorer_for(corpus: Path) -> Path:
+    """The corpus's own score.py, else the shared one (corpora kept in this repository)."""
+    own = corpus.parent / "score.py"
+    return own if own.exists() else SHARED_SCORER
 
 
 def score(scorer: Path, corpus: Path, *args: str) -> dict[str, Any]:
@@ -128,7 +140,7 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=5)
     args = parser.parse_args()
     corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
-    scorer = args.corpus.parent / "score.py"
+    scorer = scorer_for(args.corpus)
     args.out.mkdir(parents=True, exist_ok=True)
     items = list(corpus["items"])
     mentions = sum(len(i["mentions"]) for i in items)

@@ -37,7 +37,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.config import Settings, load_settings  # noqa: E402
 from app.store.embeddings import Embedder  # noqa: E402
-from scripts.bench_support import benchmark_neo4j_uri  # noqa: E402
+from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri  # noqa: E402
 from tests.support.live_server import live_server  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
@@ -240,7 +240,12 @@ class Tally:
 
 
 def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
-    return load_settings({}, data_dir=str(data_dir), neo4j_uri=benchmark_neo4j_uri(args.neo4j_uri))
+    return load_settings(
+        {},
+        data_dir=str(data_dir),
+        neo4j_uri=benchmark_neo4j_uri(args.neo4j_uri),
+        **benchmark_neo4j_auth(),
+    )
 
 
 def retain_conversation(
@@ -271,14 +276,41 @@ def retain_conversation(
     return time.perf_counter() - started
 
 
+def wait_for_consolidation(http: httpx.Client, bank: str, timeout_s: float = 600.0) -> None:
+    """Questions wait until the service has consolidated the bank (observations are recalled)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pending = http.get(
+            f"/v1/default/banks/{bank}/memories/list",
+            params={"consolidation_state": "pending", "limit": 1},
+        ).json()["total"]
+        if pending == 0:
+            return
+        time.sleep(1.0)
+    print(f"{bank}: consolidation did not finish in {timeout_s:.0f} s", file=sys.stderr)
+
+
+FACT_TYPES = ["world", "experience"]
+
+
 def mnemo_ranking(
-    http: httpx.Client, bank: str, question: str, now: datetime, budget: str
+    http: httpx.Client,
+    bank: str,
+    question: str,
+    now: datetime,
+    budget: str,
+    types: list[str] | None = None,
 ) -> tuple[list[str], float]:
+    """Mnemo's ranking as dia_ids.
+
+    An observation has none (it is no turn), so it counts as a miss: ``types=None`` (every
+    type, observations included) is measured strictly.
+    """
     started = time.perf_counter()
-    response = http.post(
-        f"/v1/default/banks/{bank}/memories/recall",
-        json={"query": question, "query_timestamp": now.isoformat(), "budget": budget},
-    )
+    body: dict[str, Any] = {"query": question, "query_timestamp": now.isoformat(), "budget": budget}
+    if types is not None:
+        body["types"] = types
+    response = http.post(f"/v1/default/banks/{bank}/memories/recall", json=body)
     elapsed = time.perf_counter() - started
     response.raise_for_status()
     ranked = [(r.get("metadata") or {}).get("dia_id", "") for r in response.json()["results"]]
@@ -295,7 +327,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = settings_for(args, data_dir)
     embedder = asyncio.run(Embedder.load(settings))
     tally = Tally()
-    systems = ["mnemo", "bm25", "dense", "rrf"]
+    # mnemo: recall as a client calls it (every type, observations included); mnemo-facts: the
+    # same without observations (types world and experience), recall as it was before them.
+    systems = ["mnemo", "mnemo-facts", "bm25", "dense", "rrf"]
     latencies: list[float] = []
     retain_seconds = 0.0
     banks: list[str] = []
@@ -303,18 +337,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with live_server(settings) as url, httpx.Client(base_url=url, timeout=300.0) as http:
             for sample in samples:
                 sid = sample["sample_id"]
-                turns = turns_of(sample["conversation"])
-                if args.max_sessions:
-                    turns = [t for t in turns if t.session <= args.max_sessions]
-                questions = questions_of(
-                    sample,
-                    args.max_questions,
-                    {t.dia_id for t in turns} if args.max_sessions else None,
-                )
+                turns, questions = sessions_asked(sample, args)
                 bank = f"locomo-{sid}-{uuid.uuid4().hex[:6]}"
                 banks.append(bank)
                 seconds = retain_conversation(http, bank, sid, turns, args.mode)
                 retain_seconds += seconds
+                wait_for_consolidation(http, bank)
                 now = max(t.at for t in turns)
                 ids = [t.dia_id for t in turns]
                 bm25 = BM25([bm25_tokens(t.content) for t in turns])
@@ -327,6 +355,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         http, bank, question["question"], now, args.budget
                     )
                     latencies.append(elapsed)
+                    facts_only, _ = mnemo_ranking(
+                        http, bank, question["question"], now, args.budget, FACT_TYPES
+                    )
                     by_bm25 = top_ids(bm25.scores(bm25_tokens(question["question"])), ids, depth)
                     by_dense = top_ids((vectors @ qvec).tolist(), ids, depth)
                     # RRF over each list's full depth (every turn), as the baseline was measured.
@@ -338,6 +369,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                     for system, ranking in (
                         ("mnemo", ranked),
+                        ("mnemo-facts", facts_only),
                         ("bm25", by_bm25),
                         ("dense", by_dense),
                         ("rrf", by_rrf),
@@ -383,15 +415,29 @@ def print_table(report: dict[str, Any]) -> None:
     for group in groups:
         n = results["mnemo"][group]["n"]
         print(f"\n{group} (n={n})")
-        print(f"  {'system':<8}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
+        print(f"  {'system':<12}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
         for system, per_group in results.items():
             row = per_group[group]
-            print(f"  {system:<8}" + "".join(f"{row['R@' + str(k)]:>8.3f}" for k in KS))
+            print(f"  {system:<12}" + "".join(f"{row['R@' + str(k)]:>8.3f}" for k in KS))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+def sessions_asked(
+    sample: dict[str, Any], args: argparse.Namespace
+) -> tuple[list[Turn], list[dict[str, Any]]]:
+    """A conversation's turns within ``--max-sessions`` and the questions they can answer."""
+    turns = turns_of(sample["conversation"])
+    if args.max_sessions:
+        turns = [t for t in turns if t.session <= args.max_sessions]
+    questions = questions_of(
+        sample,
+        args.max_questions,
+        {t.dia_id for t in turns} if args.max_sessions else None,
+    )
+    return turns, questions
+
+
+def add_conversation_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every benchmark over LoCoMo's conversations: which, how much, where."""
     parser.add_argument(
         "--data",
         type=Path,
@@ -407,13 +453,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="retain only the first N sessions (and ask only questions whose evidence is there)",
     )
-    parser.add_argument("--budget", choices=("low", "mid", "high"), default="mid")
     parser.add_argument("--neo4j-uri", default=None)
     parser.add_argument(
         "--small", action="store_true", help="CI size: 1 conversation, 5 sessions, 40 questions"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     parser.add_argument("--keep", action="store_true", help="keep the banks afterwards")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    add_conversation_options(parser)
+    parser.add_argument("--budget", choices=("low", "mid", "high"), default="mid")
     return parser
 
 
@@ -425,13 +477,23 @@ def apply_small(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = apply_small(build_parser().parse_args(argv))
+def run_and_report(
+    parser: argparse.ArgumentParser,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    print_table: Callable[[dict[str, Any]], None],
+    argv: Sequence[str] | None,
+) -> int:
+    """Parse, run, print the table, and write the report as JSON when ``--json`` asks."""
+    args = apply_small(parser.parse_args(argv))
     report = run(args)
     print_table(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_and_report(build_parser(), run, print_table, argv)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ from app.recall.schemas import RecallRequest  # noqa: E402
 from app.retain.schemas import EntityHint, RetainItem  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.store.vectors import VectorFilter  # noqa: E402
-from scripts.bench_support import benchmark_neo4j_uri  # noqa: E402
+from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri  # noqa: E402
 
 SHOWN_PHASES = ("embed", "query_entities", "vector", "keyword", "graph", "temporal", "hydrate")
 START = datetime(2022, 1, 1, tzinfo=UTC)
@@ -259,6 +259,7 @@ def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
         {},
         data_dir=str(data_dir),
         neo4j_uri=benchmark_neo4j_uri(args.neo4j_uri),
+        **benchmark_neo4j_auth(),
         # Big retain batches amortise the per-request work; the default limit is 1,000 items.
         max_items_per_request=max(args.batch, 1000),
     )

@@ -34,8 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import load_settings
 from app.curate.schemas.banks import BankUpdate
+from app.curate.schemas.memories import MemoryFilter
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
+from scripts.bench_support import benchmark_neo4j_auth
 
 FIRST = [
     "Sarah",
@@ -203,8 +205,21 @@ async def warm_up(runtime: Runtime, facts: int, batch: int) -> None:
     print(f"warm-up: {done:,d} facts in {time.perf_counter() - started:.1f} s (not counted)")
 
 
+async def pending(runtime: Runtime, bank_id: str) -> int:
+    """How many of the bank's facts wait for consolidation."""
+    page = await runtime.memories.page(
+        bank_id, MemoryFilter(consolidation_states=("pending",)), limit=1, offset=0
+    )
+    return page.total
+
+
 async def run_mode(
-    runtime: Runtime, mode: str, sizes: list[int], batch: int, concurrency: int
+    runtime: Runtime,
+    mode: str,
+    sizes: list[int],
+    batch: int,
+    concurrency: int,
+    catch_up_s: float = 0.0,
 ) -> list[Window]:
     """Grow one fresh bank to each size in turn; print the window's throughput at each."""
     bank_id = f"bench-retain-{mode}-{uuid.uuid4().hex[:6]}"
@@ -230,12 +245,26 @@ async def run_mode(
             windows.append(w)
             print(
                 f"{mode:6s} bank={w.bank_facts:>7,d} facts  window {w.window_facts:>6,d} facts in "
-                f"{w.seconds:7.1f} s  {w.facts_per_s:7.1f} facts/s  {w.ms_per_fact:6.2f} ms/fact",
+                f"{w.seconds:7.1f} s  {w.facts_per_s:7.1f} facts/s  {w.ms_per_fact:6.2f} ms/fact"
+                f"  pending {await pending(runtime, bank_id):,d}",
                 flush=True,
             )
             window_start, window_facts = time.perf_counter(), 0
         ratio = windows[-1].ms_per_fact / windows[0].ms_per_fact
         print(f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x", flush=True)
+        waiting = await pending(runtime, bank_id)
+        print(f"{mode:6s} facts still waiting for consolidation: {waiting:,d}", flush=True)
+        if waiting and runtime.worker.running and catch_up_s > 0:
+            # Once the clients stop, the worker has the machine: how soon does it catch up?
+            started = time.perf_counter()
+            while waiting and time.perf_counter() - started < catch_up_s:
+                await asyncio.sleep(1.0)
+                waiting = await pending(runtime, bank_id)
+            print(
+                f"{mode:6s} after the clients stopped: {waiting:,d} still pending after "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
     finally:
         await runtime.banks.delete(bank_id)
     return windows
@@ -259,6 +288,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmup", type=int, default=3000, help="facts retained into a throwaway bank first"
     )
     parser.add_argument(
+        "--no-consolidation",
+        action="store_true",
+        help="retain without the consolidation worker running behind (as `mnemo serve` runs it)",
+    )
+    parser.add_argument(
+        "--catch-up",
+        type=float,
+        default=0.0,
+        help="with the worker running: wait up to this many seconds for it to catch up at the end",
+    )
+    parser.add_argument(
+        "--compare-consolidation",
+        action="store_true",
+        help="each mode twice in this run: without the worker, then with it running behind",
+    )
+    parser.add_argument(
         "--neo4j-uri",
         default=os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697"),
         help="default: MNEMO_NEO4J_URI, else the test Neo4j (scripts/test starts it)",
@@ -271,12 +316,25 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
     sizes = [int(s) for s in args.sizes.split(",")]
     report: dict[str, list[Window]] = {}
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as data_dir:
-        settings = load_settings({}, data_dir=data_dir, neo4j_uri=args.neo4j_uri)
+        settings = load_settings(
+            {}, data_dir=data_dir, neo4j_uri=args.neo4j_uri, **benchmark_neo4j_auth()
+        )
         async with Runtime.open(settings, background=False) as runtime:
             if args.warmup > 0:
                 await warm_up(runtime, args.warmup, args.batch)
-            for mode in args.modes.split(","):
-                report[mode] = await run_mode(runtime, mode, sizes, args.batch, args.concurrency)
+            runs = [False, True] if args.compare_consolidation else [not args.no_consolidation]
+            for consolidating in runs:
+                if consolidating:
+                    # Consolidation runs behind retain, as in `mnemo serve`.
+                    await runtime.worker.start()
+                label = "with consolidation" if consolidating else "without consolidation"
+                print(f"-- {label}", flush=True)
+                for mode in args.modes.split(","):
+                    key = f"{mode} {label}" if args.compare_consolidation else mode
+                    report[key] = await run_mode(
+                        runtime, mode, sizes, args.batch, args.concurrency, args.catch_up
+                    )
+                await runtime.worker.stop()
     return report
 
 

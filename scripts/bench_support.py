@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: which Neo4j they run against.
+"""What the benchmark scripts share: which Neo4j they run against, with which credentials.
 
 The default is the test Neo4j (its own data directory and ports, the ones ``scripts/test``
 uses), started if it is not running, so a benchmark never touches the service's data.
@@ -10,11 +10,26 @@ import os
 from pathlib import Path
 
 from app.config import load_settings
-from app.store.local_neo4j import neo4j_script
+from app.store.local_neo4j import LOCAL_USER, neo4j_script, read_password
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_BOLT_PORT = 7697
 TEST_HTTP_PORT = 7484
+
+
+def benchmark_neo4j_auth() -> dict[str, str]:
+    """Settings overrides for the Neo4j credentials.
+
+    ``MNEMO_NEO4J_USER``/``MNEMO_NEO4J_PASSWORD`` when set, else the password that
+    ``scripts/neo4j`` generated for the test Neo4j (``MNEMO_TEST_DATA_DIR``, default
+    ``.data/test``).
+    """
+    user = os.environ.get("MNEMO_NEO4J_USER")
+    if user:
+        return {"neo4j_user": user, "neo4j_password": os.environ.get("MNEMO_NEO4J_PASSWORD", "")}
+    test_dir = Path(os.environ.get("MNEMO_TEST_DATA_DIR") or ROOT / ".data" / "test")
+    password = read_password(test_dir)
+    return {"neo4j_user": LOCAL_USER, "neo4j_password": password} if password else {}
 
 
 def benchmark_neo4j_uri(explicit: str | None) -> str:

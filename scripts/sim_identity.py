@@ -17,7 +17,6 @@ P/R/F1 per order, F1 per case family, false merges in the near-miss family, and 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from datetime import datetime
@@ -28,11 +27,12 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.resolve.batch import FactInput, resolve_one
+from app.resolve.batch import FactInput
+from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
-from app.resolve.working_set import WorkingSet
-from scripts.bench_identity import score  # the same scorer runner as the benchmark
+from app.resolve.supplied_aliases import aliases_stated_for
+from scripts.bench_identity import score, scorer_for  # the same scorer runner as the benchmark
 
 DEFAULT_CORPUS = (
     Path(__file__).resolve().parents[2] / "shared" / "bench" / "identity" / "identity_dev.json"
@@ -42,20 +42,33 @@ FAMILIES = ("namesakes", "aliases", "near_misses", "unicode_case", "hub", "long_
 RECONSIDER_ROUNDS = 8
 
 
-def run(items: list[dict[str, Any]], policy: ResolutionPolicy) -> tuple[dict[str, str], WorkingSet]:
-    """Replay items in the given order; the assignment {anchor: final entity id} and the set."""
-    counter = itertools.count(1)
-    ws = WorkingSet(policy, new_id=lambda: f"e{next(counter):04d}")
-    raw: dict[str, str] = {}
+def run(
+    items: list[dict[str, Any]], policy: ResolutionPolicy, *, settle: bool = True
+) -> tuple[dict[str, str], MemoryBank]:
+    """Replay items in the given order; the assignment {anchor: final entity id} and the bank."""
+    bank = MemoryBank(policy, settle=settle)
     for item in items:
-        fact = FactInput(
-            mentions=tuple(Mention(text=m["text"], type=m["type"]) for m in item["mentions"]),
-            at=datetime.fromisoformat(str(item["timestamp"]).replace("Z", "+00:00")),
-            content=str(item["content"]),
+        content = str(item["content"])
+        bank.retain(
+            FactInput(
+                mentions=tuple(
+                    Mention(
+                        text=m["text"],
+                        type=m["type"],
+                        aliases=aliases_stated_for(content, m["text"]),
+                    )
+                    for m in item["mentions"]
+                ),
+                at=datetime.fromisoformat(str(item["timestamp"]).replace("Z", "+00:00")),
+                content=content,
+                memory_id=str(item["id"]),
+            )
         )
-        for idx, eid in enumerate(resolve_one(ws, fact)):
-            raw[f"{item['id']}#{idx}"] = eid
-    return {anchor: ws.final(eid) for anchor, eid in raw.items()}, ws
+    assignment: dict[str, str] = {}
+    for item, fact, positions in zip(items, bank.facts, bank.positions, strict=True):
+        for mention, index in zip(fact.mentions, positions, strict=True):
+            assignment[f"{item['id']}#{index}"] = mention.entity_id
+    return assignment, bank
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(".data/sim_identity"))
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--quiet", action="store_true", help="only the summary lines")
+    ap.add_argument("--no-settle", action="store_true", help="first pass only (no settle)")
     ap.add_argument(
         "--set",
         action="append",
@@ -73,14 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
-    scorer = args.corpus.parent / "score.py"
+    scorer = scorer_for(args.corpus)
     args.out.mkdir(parents=True, exist_ok=True)
     overrides = {k: float(v) for k, v in (s.split("=", 1) for s in args.set)}
     policy = msgspec.structs.replace(DEFAULT_POLICY, **overrides)
     items = list(corpus["items"])
     paths: dict[str, Path] = {}
     for order, seq in (("forward", items), ("reverse", items[::-1])):
-        assignment, bank = run(seq, policy)
+        assignment, bank = run(seq, policy, settle=not args.no_settle)
         path = args.out / f"{order}.json"
         path.write_text(json.dumps(assignment, ensure_ascii=False, indent=1), encoding="utf-8")
         paths[order] = path
@@ -102,11 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_order(order: str, res: dict[str, Any], bank: WorkingSet, quiet: bool) -> None:
+def print_order(order: str, res: dict[str, Any], bank: MemoryBank, quiet: bool) -> None:
     print(
         f"== {order}: P={res['precision']:.4f} R={res['recall']:.4f} F1={res['f1']:.4f}  "
         f"(false-merge pairs {res['false_merge_pairs']}, missed {res['missed_merge_pairs']}, "
-        f"reviews {len(bank.reviews)})"
+        f"reviews {len(bank.reviews)}, settles {bank.settles})"
     )
     per_case = res["per_case"]
     print("   " + "   ".join(f"{f} F1={per_case[f]['f1']:.3f}" for f in FAMILIES if f in per_case))

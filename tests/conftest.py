@@ -16,7 +16,7 @@ import neo4j
 import pytest
 
 from app.config import Settings, load_settings
-from app.store.local_neo4j import neo4j_script
+from app.store.local_neo4j import LOCAL_USER, neo4j_script, read_password
 from tests.support.helpers import GraphProbe
 from tests.support.live_server import live_server
 
@@ -28,13 +28,38 @@ TEST_BOLT_PORT = int(os.environ.get("MNEMO_TEST_NEO4J_BOLT_PORT", "7697"))
 TEST_HTTP_PORT = int(os.environ.get("MNEMO_TEST_NEO4J_HTTP_PORT", "7484"))
 
 
+def neo4j_test_auth() -> tuple[str, str]:
+    """The test Neo4j's user and the password scripts/neo4j generated for it."""
+    password = read_password(TEST_DATA_DIR)
+    assert password, f"no Neo4j password under {TEST_DATA_DIR} (scripts/neo4j start makes it)"
+    return LOCAL_USER, password
+
+
+def neo4j_test_env() -> dict[str, str]:
+    """MNEMO_* variables that point a subprocess at the test Neo4j."""
+    user, password = neo4j_test_auth()
+    return {
+        "MNEMO_NEO4J_URI": f"bolt://127.0.0.1:{TEST_BOLT_PORT}",
+        "MNEMO_NEO4J_USER": user,
+        "MNEMO_NEO4J_PASSWORD": password,
+    }
+
+
 def make_settings(data_dir: Path, **overrides: object) -> Settings:
-    """Settings for a test: the test Neo4j, vectors and models under ``data_dir``."""
+    """Settings for a test: the test Neo4j, vectors and models under ``data_dir``.
+
+    The consolidation worker is off unless a test turns it on (the observation tests do):
+    the other tests assert on banks that background consolidation would change under them.
+    """
+    user, password = neo4j_test_auth()
     values: dict[str, object] = {
         "data_dir": str(data_dir),
         "neo4j_uri": f"bolt://127.0.0.1:{TEST_BOLT_PORT}",
+        "neo4j_user": user,
+        "neo4j_password": password,
         "neo4j_bolt_port": TEST_BOLT_PORT,
         "neo4j_http_port": TEST_HTTP_PORT,
+        "consolidation_worker": False,
     }
     values.update(overrides)
     return load_settings({}, **values)
@@ -91,5 +116,17 @@ def bank(http: httpx.Client, bank_id: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def graph_probe(test_neo4j: str) -> Iterator[GraphProbe]:
     """Inspect the test Neo4j directly (tests never write through it)."""
-    with neo4j.GraphDatabase.driver(test_neo4j, notifications_min_severity="OFF") as driver:
+    with neo4j.GraphDatabase.driver(
+        test_neo4j, auth=neo4j_test_auth(), notifications_min_severity="OFF"
+    ) as driver:
         yield GraphProbe(driver)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last.
+
+    Playwright's sync API keeps an event loop running in this thread from the first browser
+    test to the end of the session, and no asyncio test can run after it.
+    """
+    browser = Path(__file__).parent / "browser"
+    items.sort(key=lambda item: browser in item.path.parents)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
-from litestar import Controller, delete, get, patch, put
+from litestar import Controller, Request, delete, get, patch, put
 from litestar.params import JSONBody
 
 from app.api.compat import bank_warnings, config_update, config_view
 from app.api.deps import BankId, Banks, Limit, Offset
+from app.api.security import require_admin
 from app.curate.schemas.banks import (
     Bank,
     BankConfigUpdate,
@@ -35,10 +38,12 @@ class BankController(Controller):
         """Banks ordered by id, under ``banks``."""
         return await banks.page(limit=limit, offset=offset)
 
+    # Creating, configuring and deleting banks is an admin's job; bank keys use them.
     @put(
         "/{bank_id:str}",
         operation_id="create_or_update_bank",
         summary="Create a bank or update the fields sent (200 either way)",
+        opt={"access": "admin"},
     )
     async def put_bank(self, banks: Banks, bank_id: BankId, data: JSONBody[BankUpdate]) -> Bank:
         """Fields not sent keep their value (defaults on create); ``counts`` says what it holds."""
@@ -50,12 +55,23 @@ class BankController(Controller):
         """404 when the bank does not exist."""
         return await banks.get(bank_id)
 
-    @patch("/{bank_id:str}", operation_id="update_bank", summary="Update an existing bank")
+    @patch(
+        "/{bank_id:str}",
+        operation_id="update_bank",
+        summary="Update an existing bank",
+        opt={"access": "admin"},
+    )
     async def patch_bank(self, banks: Banks, bank_id: BankId, data: JSONBody[BankUpdate]) -> Bank:
         """404 when the bank does not exist."""
         return _warned(await banks.patch(bank_id, data), bank_warnings(data))
 
-    @delete("/{bank_id:str}", status_code=200, operation_id="delete_bank", summary="Delete a bank")
+    @delete(
+        "/{bank_id:str}",
+        status_code=200,
+        operation_id="delete_bank",
+        summary="Delete a bank",
+        opt={"access": "admin"},
+    )
     async def delete_bank(self, banks: Banks, bank_id: BankId) -> BankDeleted:
         """Removes the bank's nodes and vectors and nothing else; 404 when absent."""
         return await banks.delete(bank_id)
@@ -107,9 +123,19 @@ class BankController(Controller):
         summary="Change settings by name",
     )
     async def patch_config(
-        self, banks: Banks, bank_id: BankId, data: JSONBody[BankConfigUpdate]
+        self,
+        request: Request[Any, Any, Any],
+        banks: Banks,
+        bank_id: BankId,
+        data: JSONBody[BankConfigUpdate],
     ) -> BankConfigView:
-        """Hindsight-only settings are accepted and warned about; unknown ones are a 400."""
+        """Hindsight-only settings are accepted and warned about; unknown ones are a 400.
+
+        A bank's read-write key changes its settings, but memory defense is the operator's
+        policy: changing ``defense`` takes an admin key, as on ``PATCH .../banks/{id}``.
+        """
+        if "defense" in data.updates:
+            require_admin(request.user, "memory defense is set with an admin key")
         update, warnings = config_update(data.updates)
         config, overrides = config_view(await banks.patch(bank_id, update), banks.default_mode)
         return BankConfigView(

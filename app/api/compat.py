@@ -106,8 +106,8 @@ def retain_items(request: RetainRequest) -> tuple[list[RetainItem], list[str]]:
     for key, why, sent in (
         (
             "observation_scopes",
-            "observations are consolidated per bank",
-            any(i.observation_scopes is not None for i in items),
+            "observations are scoped by each fact's whole tag set, Hindsight's 'combined'",
+            any(i.observation_scopes not in (None, "combined") for i in items),
         ),
         ("strategy", "Mnemo has no named extraction strategies", any(i.strategy for i in items)),
         (
@@ -130,10 +130,6 @@ def recall_warnings(request: RecallRequest) -> list[str]:
         warnings.append(
             not_honoured("min_scores", "Mnemo's fused scores are ranks, not comparable floors")
         )
-    if request.include is not None and request.include.source_facts is not None:
-        warnings.append(not_honoured("include.source_facts", "no observation sources to show"))
-    if request.prefer_observations:
-        warnings.append(not_honoured("prefer_observations", "no observations to prefer"))
     return warnings
 
 

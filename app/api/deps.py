@@ -8,13 +8,19 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, PathParameter, QueryParameter
 
+from app.access.keys import KeyService
+from app.consolidate.service import ConsolidationService
 from app.curate.banks import BankService
 from app.curate.documents import DocumentService
 from app.curate.entities import EntityService
 from app.curate.memories import MemoryService
 from app.curate.reviews import ReviewService
+from app.curate.security import SecurityEventService
 from app.domain.banks import BANK_ID_PATTERN
+from app.domain.paging import MAX_OFFSET
 from app.recall.service import RecallService
+from app.reflect.mental_models import MentalModelService
+from app.reflect.service import ReflectService
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.runtime import Runtime
@@ -28,7 +34,7 @@ BankId = Annotated[
         pattern=BANK_ID_PATTERN,
         min_length=1,
         max_length=64,
-        description="1-64 characters of letters, digits, '_', '.' or '-'",
+        description="1-64 characters of letters, digits, '_', '.' or '-' (not '.' or '..')",
     ),
 ]
 Banks = NamedDependency[BankService]
@@ -40,12 +46,24 @@ Memories = NamedDependency[MemoryService]
 Documents = NamedDependency[DocumentService]
 Entities = NamedDependency[EntityService]
 Reviews = NamedDependency[ReviewService]
+Reflector = NamedDependency[ReflectService]
+MentalModels = NamedDependency[MentalModelService]
+Consolidation = NamedDependency[ConsolidationService]
+Keys = NamedDependency[KeyService]
+SecurityEvents = NamedDependency[SecurityEventService]
 Webhooks = NamedDependency[WebhookService]
 Events = NamedDependency[Dispatcher]
 # Ids of memories, entities, documents, operations… inside a bank.
 ItemId = FromPath[str]
 Limit = Annotated[int, QueryParameter(ge=1, le=1000, description="page size")]
-Offset = Annotated[int, QueryParameter(ge=0, description="items to skip")]
+Offset = Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET, description="items to skip")]
+Cursor = Annotated[
+    str | None,
+    QueryParameter(
+        max_length=1000,
+        description="next_cursor of the previous page: the page after it (cheap at any depth)",
+    ),
+]
 
 
 def runtime(state: State) -> Runtime:
@@ -94,6 +112,31 @@ def reviews(state: State) -> ReviewService:
     return runtime(state).reviews
 
 
+def reflector(state: State) -> ReflectService:
+    """The reflect service."""
+    return runtime(state).reflect
+
+
+def mental_models(state: State) -> MentalModelService:
+    """Mental models."""
+    return runtime(state).mental_models
+
+
+def consolidation(state: State) -> ConsolidationService:
+    """Consolidation requests (queue a run, clear a fact's observations)."""
+    return runtime(state).consolidation
+
+
+def security_events(state: State) -> SecurityEventService:
+    """Memory defense's events."""
+    return runtime(state).security_events
+
+
+def keys(state: State) -> KeyService:
+    """API keys."""
+    return runtime(state).keys
+
+
 def webhooks(state: State) -> WebhookService:
     """Webhook subscriptions."""
     return runtime(state).webhooks
@@ -105,6 +148,8 @@ def events(state: State) -> Dispatcher:
 
 
 DEPENDENCIES = {
+    "keys": Provide(keys, sync_to_thread=False),
+    "security_events": Provide(security_events, sync_to_thread=False),
     "runtime": Provide(runtime, sync_to_thread=False),
     "banks": Provide(banks, sync_to_thread=False),
     "retainer": Provide(retainer, sync_to_thread=False),
@@ -114,6 +159,9 @@ DEPENDENCIES = {
     "entities": Provide(entities, sync_to_thread=False),
     "reviews": Provide(reviews, sync_to_thread=False),
     "recaller": Provide(recaller, sync_to_thread=False),
+    "reflector": Provide(reflector, sync_to_thread=False),
+    "mental_models": Provide(mental_models, sync_to_thread=False),
+    "consolidation": Provide(consolidation, sync_to_thread=False),
     "webhooks": Provide(webhooks, sync_to_thread=False),
     "events": Provide(events, sync_to_thread=False),
 }

@@ -14,7 +14,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import QueryParameter
 from litestar.status_codes import HTTP_200_OK
 
-from app.api.deps import BankId, Documents, ItemId, Limit, Offset
+from app.api.deps import BankId, Cursor, Documents, ItemId, Limit, Offset
 from app.curate.schemas.documents import (
     ChunkPage,
     ChunkView,
@@ -75,9 +75,10 @@ class DocumentController(Controller):
         empty: EmptyFilter = None,
         limit: Limit = 100,
         offset: Offset = 0,
+        cursor: Cursor = None,
     ) -> DocumentPage:
-        """404 when the bank does not exist."""
-        return await documents.page(bank_id, limit=limit, offset=offset, empty=empty)
+        """404 when the bank does not exist; ``cursor`` continues where a page ended."""
+        return await documents.page(bank_id, limit=limit, offset=offset, empty=empty, cursor=cursor)
 
     @get(
         "/{document_id:path}",

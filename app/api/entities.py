@@ -8,7 +8,7 @@ from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
-from app.api.deps import BankId, Entities, ItemId, Limit, Offset
+from app.api.deps import MAX_OFFSET, BankId, Entities, ItemId, Limit, Offset
 from app.curate.entities import (
     DEFAULT_GRAPH_NODES,
     DEFAULT_NEIGHBOURS,
@@ -53,7 +53,10 @@ GraphLimit = Annotated[
     ),
 ]
 MinCount = Annotated[
-    int, QueryParameter(name="min_count", ge=1, description="edges counting at least this many")
+    int,
+    QueryParameter(
+        name="min_count", ge=1, le=MAX_OFFSET, description="edges counting at least this many"
+    ),
 ]
 KindQuery = Annotated[
     RecordKind | None, QueryParameter(name="kind", description="merge, split or revert")

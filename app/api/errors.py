@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
-from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
-from app.errors import MnemoError
+from app.errors import Blocked, MnemoError
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +29,40 @@ def _body(status_code: int, detail: str, extra: Any = None) -> dict[str, Any]:
 
 def domain_error(_: Request[Any, Any, Any], exc: MnemoError) -> Response[dict[str, Any]]:
     """Map a domain error to its HTTP status."""
-    return Response(_body(exc.status_code, exc.detail, exc.extra), status_code=exc.status_code)
+    body = _body(exc.status_code, exc.detail, exc.extra)
+    if isinstance(exc, Blocked) and exc.extra:
+        # Clients look for the list where the API promises it: at the top.
+        body["violations"] = exc.extra.get("violations", [])
+    return Response(body, status_code=exc.status_code)
 
 
-def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[dict[str, Any]]:
+def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[dict[str, Any]]:
     """Litestar's own errors (validation, 404 routes, 405, 413) in the same shape."""
+    if exc.status_code >= 500 and isinstance(exc.__cause__, msgspec.ValidationError):
+        # Litestar reads a bad body field named like a dependency ("banks", "entities") as a
+        # fault of the dependency: it is the client's, and msgspec says where.
+        return Response(
+            _body(
+                HTTP_400_BAD_REQUEST, f"Validation failed: {exc.__cause__}".replace("$.data", "$")
+            ),
+            status_code=HTTP_400_BAD_REQUEST,
+        )
     return Response(
         _body(exc.status_code, exc.detail, exc.extra),
         status_code=exc.status_code,
         headers=exc.headers,
+    )
+
+
+def nested_too_deeply(
+    request: Request[Any, Any, Any], exc: RecursionError
+) -> Response[dict[str, Any]]:
+    """A JSON body nested deeper than the decoder goes (hundreds of levels) is bad input."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return unexpected_error(request, exc)
+    return Response(
+        _body(HTTP_400_BAD_REQUEST, "the request body is nested too deeply"),
+        status_code=HTTP_400_BAD_REQUEST,
     )
 
 
@@ -52,5 +78,6 @@ def unexpected_error(request: Request[Any, Any, Any], exc: Exception) -> Respons
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     MnemoError: domain_error,
     HTTPException: http_error,
+    RecursionError: nested_too_deeply,
     Exception: unexpected_error,
 }

@@ -6,6 +6,7 @@ import time
 
 import msgspec
 from litestar import Controller, Response, get
+from litestar.openapi import ResponseSpec
 from litestar.status_codes import HTTP_200_OK, HTTP_503_SERVICE_UNAVAILABLE
 
 import app as package
@@ -29,13 +30,21 @@ class Liveness(msgspec.Struct, frozen=True, kw_only=True):
     uptime_seconds: float
 
 
-class Ready(msgspec.Struct, frozen=True):
+class Ready(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Each dependency's state."""
 
     status: str
     neo4j: str
     vector_store: str
     embedder: str
+
+
+class NotReady(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The 503 answer: which dependency is down (the error shape, with each one's state)."""
+
+    status_code: int
+    detail: str
+    extra: dict[str, str]
 
 
 class Features(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,8 +61,8 @@ class Features(msgspec.Struct, frozen=True, kw_only=True):
     audit_log: bool = False
     llm_trace: bool = False
     store_document_text: bool = True
-    reflect: bool = False
-    mental_models: bool = False
+    reflect: bool = True
+    mental_models: bool = True
     webhooks: bool = True
     llm: bool = False
 
@@ -67,10 +76,14 @@ class Version(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HealthController(Controller):
-    """``/health``, ``/health/live`` and ``/health/ready``."""
+    """``/health``, ``/health/live`` and ``/health/ready``, open to callers without a key.
+
+    Probes send none; readiness names which dependency is down, never its address.
+    """
 
     path = "/health"
     tags = ["health"]
+    opt = {"access": "open"}
 
     @get("/", operation_id="health", summary="Liveness: the process answers")
     async def alive(self) -> Alive:
@@ -88,8 +101,9 @@ class HealthController(Controller):
         "/ready",
         operation_id="get_readiness",
         summary="Readiness: Neo4j, vector store and embedder usable",
+        responses={503: ResponseSpec(NotReady, description="A dependency is down")},
     )
-    async def ready(self, runtime: RuntimeDep) -> Response[Ready | dict[str, object]]:
+    async def ready(self, runtime: RuntimeDep) -> Response[Ready | NotReady]:
         """200 when all dependencies answer, 503 naming what is down otherwise."""
         state = await runtime.readiness()
         words = {
@@ -98,11 +112,11 @@ class HealthController(Controller):
         if state.ready:
             return Response(Ready(status="ready", **words), status_code=HTTP_200_OK)
         return Response(
-            {
-                "status_code": HTTP_503_SERVICE_UNAVAILABLE,
-                "detail": f"not ready: {', '.join(state.down())} down",
-                "extra": words,
-            },
+            NotReady(
+                status_code=HTTP_503_SERVICE_UNAVAILABLE,
+                detail=f"not ready: {', '.join(state.down())} down",
+                extra=words,
+            ),
             status_code=HTTP_503_SERVICE_UNAVAILABLE,
         )
 
@@ -112,6 +126,7 @@ class VersionController(Controller):
 
     path = "/version"
     tags = ["health"]
+    opt = {"access": "open"}
 
     @get("/", operation_id="get_version", summary="API version and feature flags")
     async def version(self, runtime: RuntimeDep) -> Version:

@@ -36,13 +36,16 @@ class RetainController(Controller):
     ) -> RetainResponse:
         """200 either way. Sync: the new memory ids. ``async: true``: an operation id to follow.
 
-        A bank that does not exist yet is created with the defaults, as Hindsight does.
+        A bank that does not exist yet is created with the defaults, as Hindsight does. Either
+        way, memory defense screens the items first: ``security_events`` says what it redacted
+        or blocked; a 422 with ``violations`` when it blocked every item.
         """
         items, warnings = retain_items(data)
         retainer.check(items)  # a refused request creates no bank
         await banks.ensure(bank_id)
         if data.async_:
-            operation_id = await operations.submit(bank_id, items)
+            screened = await retainer.screen(bank_id, items)
+            operation_id = await operations.submit(bank_id, screened.items)
             return RetainResponse(
                 success=True,
                 bank_id=bank_id,
@@ -50,6 +53,7 @@ class RetainController(Controller):
                 memory_ids=[],
                 async_=True,
                 operation_id=operation_id,
+                security_events=screened.events,
                 warnings=warnings,
             )
         response = await retainer.retain(bank_id, items)

@@ -13,17 +13,26 @@ from litestar import Controller, delete, get, patch
 from litestar.params import JSONBody, QueryParameter
 
 from app.api.compat import not_honoured
-from app.api.deps import BankId, ItemId, Limit, Memories, Offset
+from app.api.deps import (
+    BankId,
+    Consolidation,
+    Cursor,
+    ItemId,
+    Limit,
+    Memories,
+    Offset,
+    RuntimeDep,
+)
+from app.consolidate.schemas import ObservationsDeleted
 from app.curate.schemas.memories import (
     Memory,
     MemoryFilter,
     MemoryHistory,
     MemoryPage,
     MemoryUpdate,
-    ObservationsCleared,
     TagPage,
 )
-from app.domain.facts import FactType, MemoryState
+from app.domain.facts import ConsolidationState, FactType, MemoryState
 from app.domain.tags import TagsMatch
 
 FactTypes = Annotated[
@@ -42,6 +51,13 @@ StateQuery = Annotated[
 Tags = Annotated[list[str] | None, QueryParameter(description="tags (repeat for several)")]
 DocumentQuery = Annotated[str | None, QueryParameter(description="facts of this document")]
 EntityQuery = Annotated[str | None, QueryParameter(description="facts that mention this entity")]
+ConsolidationStateQuery = Annotated[
+    ConsolidationState | None,
+    QueryParameter(
+        name="consolidation_state",
+        description="facts pending, done or failed in consolidation (observations have none)",
+    ),
+]
 TagsMatchQuery = Annotated[
     TagsMatch, QueryParameter(description="any, all, any_strict, all_strict or exact")
 ]
@@ -73,16 +89,16 @@ class MemoryItemController(Controller):
         entity_id: EntityQuery = None,
         tags: Tags = None,
         tags_match: TagsMatchQuery = "any",
+        consolidation_state: ConsolidationStateQuery = None,
         limit: Limit = 100,
         offset: Offset = 0,
-        consolidation_state: HindsightFilter = None,
+        cursor: Cursor = None,
         time_field: HindsightFilter = None,
         start_date: HindsightFilter = None,
         end_date: HindsightFilter = None,
     ) -> MemoryPage:
-        """Every filter applies; 404 when the bank does not exist."""
+        """Every filter applies; ``cursor`` (a ``next_cursor``) continues where a page ended."""
         sent = {
-            "consolidation_state": consolidation_state,
             "time_field": time_field,
             "start_date": start_date,
             "end_date": end_date,
@@ -98,8 +114,9 @@ class MemoryItemController(Controller):
             entity_id=entity_id,
             tags=tuple(tags) if tags else None,
             tags_match=tags_match,
+            consolidation_states=(consolidation_state,) if consolidation_state else None,
         )
-        page = await memories.page(bank_id, where, limit=limit, offset=offset)
+        page = await memories.page(bank_id, where, limit=limit, offset=offset, cursor=cursor)
         return msgspec.structs.replace(page, warnings=warnings) if warnings else page
 
     @get("/{memory_id:str}", operation_id="get_memory", summary="One memory, valid or invalidated")
@@ -110,7 +127,7 @@ class MemoryItemController(Controller):
     @patch(
         "/{memory_id:str}",
         operation_id="update_memory",
-        summary="Edit a memory, or invalidate / restore it with a reason",
+        summary="Edit a memory, or invalidate / restore it (an observation: state only)",
     )
     async def patch_memory(
         self,
@@ -137,13 +154,15 @@ class MemoryItemController(Controller):
         "/{memory_id:str}/observations",
         status_code=200,
         operation_id="clear_memory_observations",
-        summary="Remove the observations derived from a memory",
+        summary="Delete the observations derived from a memory (it is consolidated again)",
     )
     async def clear_observations(
-        self, bank_id: BankId, memory_id: ItemId, memories: Memories
-    ) -> ObservationsCleared:
+        self, bank_id: BankId, memory_id: ItemId, consolidation: Consolidation, runtime: RuntimeDep
+    ) -> ObservationsDeleted:
         """404 when the memory is not in this bank."""
-        return await memories.clear_observations(bank_id, memory_id)
+        cleared = await consolidation.clear_observations(bank_id, memory_id)
+        runtime.worker.nudge()
+        return cleared
 
 
 TagQuery = Annotated[

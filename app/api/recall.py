@@ -18,11 +18,13 @@ class RecallController(Controller):
     path = "/v1/default/banks/{bank_id:str}/memories/recall"
     tags = ["memories"]
 
+    # A POST that only reads: read-only keys may recall.
     @post(
         "/",
         status_code=HTTP_200_OK,
         operation_id="recall_memories",
         summary="Recall the facts relevant to a query",
+        opt={"access": "read"},
     )
     async def recall(
         self, bank_id: BankId, data: JSONBody[RecallRequest], recaller: Recaller

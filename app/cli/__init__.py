@@ -1,7 +1,8 @@
 """The ``mnemo`` command line.
 
-``serve`` runs the API and ``reconcile`` repairs the stores; ``cypher`` runs an analytics query
-straight against Neo4j (``server``). Every other command is a thin wrapper over
+``serve`` runs the API and ``reconcile`` repairs the stores; ``cypher`` runs an analytics
+query and ``keys`` manages API keys, both straight against Neo4j (``server``, ``keys``).
+Every other command is a thin wrapper over
 :class:`app.client.MnemoClient` talking to a running service: ``--url`` (default
 ``http://MNEMO_HOST:MNEMO_PORT``). Results go to stdout (a readable table, or ``--json``),
 progress and messages to stderr. Exit status: 0 on success, 1 when the service refused something
@@ -22,7 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 import httpx
 import msgspec
 
-from app.cli import banks, documents, entities, memories, server, transfer
+from app.cli import banks, documents, entities, keys, memories, server, transfer
 from app.cli.common import UsageError, err
 from app.client import ApiError
 from app.config import SettingsError
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for AI agents.")
     parser.add_argument("--version", action="version", version=f"mnemo {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (server, banks, memories, documents, entities, transfer):
+    for group in (server, keys, banks, memories, documents, entities, transfer):
         group.add_commands(sub)
     completion = sub.add_parser(
         "completion",

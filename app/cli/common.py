@@ -63,8 +63,10 @@ def default_url(settings: Settings) -> str:
 
 
 def client_for(args: argparse.Namespace) -> MnemoClient:
-    """A client for ``--url`` (default: where ``mnemo serve`` listens)."""
-    return MnemoClient(args.url or default_url(load_settings()))
+    """A client for ``--url`` (default: where ``mnemo serve`` listens) and ``--key``."""
+    settings = load_settings()
+    key = getattr(args, "key", None) or settings.api_key
+    return MnemoClient(args.url or default_url(settings), api_key=key)
 
 
 def with_client(run: Callable[[MnemoClient, argparse.Namespace], int]) -> Handler:
@@ -125,6 +127,9 @@ def common_options(*, bank: bool = True, json: bool = True) -> argparse.Argument
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
         "--url", default=None, help="the Mnemo API (default http://MNEMO_HOST:MNEMO_PORT)"
+    )
+    parent.add_argument(
+        "--key", default=None, help="API key sent as a bearer token (default MNEMO_API_KEY)"
     )
     if bank:
         parent.add_argument("--bank", "-b", required=True, help="the bank id")

@@ -1,4 +1,4 @@
-"""``mnemo retain``, ``operations``, ``recall`` and ``memories``."""
+"""``mnemo retain``, ``operations``, ``recall``, ``reflect`` and ``memories``."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from app.domain.facts import FACT_TYPES, MEMORY_STATES
 from app.domain.tags import TAGS_MATCH_MODES
 from app.recall.recipes import Budget
 from app.recall.schemas import RecallRequest
+from app.reflect.schemas import ReflectInclude, ReflectRequest
 from app.retain.schemas import EntityHint, RetainItem
 
 
@@ -140,6 +141,21 @@ def _recall(client: MnemoClient, args: argparse.Namespace) -> int:
         answer,
         lambda: table(sys.stdout, rows, widths={"text": 90, "entities": 40}),
     )
+
+
+def _reflect(client: MnemoClient, args: argparse.Namespace) -> int:
+
+    request = ReflectRequest(
+        query=args.query,
+        budget=args.budget,
+        fact_types=args.type or None,
+        tags=args.tag or None,
+        tags_match=args.tags_match,
+        query_timestamp=args.at,
+        include=ReflectInclude(facts={}),
+    )
+    answer = client.reflect(args.bank, request)
+    return show(args, answer, lambda: out(answer.text))
 
 
 def _memories_list(client: MnemoClient, args: argparse.Namespace) -> int:
@@ -270,6 +286,18 @@ def _add_recall(sub: Subcommands) -> None:
     recall.add_argument("--at", type=timestamp, help="'now' for relative dates in the query")
     recall.add_argument("--trace", action="store_true", help="explain the ranking (with --json)")
     recall.set_defaults(handler=with_client(_recall))
+    reflect = sub.add_parser(
+        "reflect",
+        parents=[common_options()],
+        help="an answer from the bank, each statement citing its memory",
+    )
+    reflect.add_argument("query")
+    reflect.add_argument("--budget", choices=get_args(Budget), default="mid")
+    reflect.add_argument("--type", action="append", choices=FACT_TYPES, help="fact types to read")
+    reflect.add_argument("--tag", action="append", help="tags to filter by (repeatable)")
+    reflect.add_argument("--tags-match", choices=TAGS_MATCH_MODES, default="any")
+    reflect.add_argument("--at", type=timestamp, help="'now' for relative dates in the query")
+    reflect.set_defaults(handler=with_client(_reflect))
 
 
 def _add_memories(sub: Subcommands) -> None:
@@ -304,7 +332,7 @@ def _add_memories(sub: Subcommands) -> None:
 
 
 def add_commands(sub: Subcommands) -> None:
-    """``retain``, ``operations``, ``recall`` and ``memories``."""
+    """``retain``, ``operations``, ``recall``, ``reflect`` and ``memories``."""
     _add_retain(sub)
     _add_recall(sub)
     _add_memories(sub)

@@ -58,7 +58,8 @@ def _print_import(report: ImportReport) -> None:
         out(
             f"matched {report.matched} exported memories ({len(report.unmatched)} not "
             f"reproduced); {report.edited} edited, {report.invalidated} invalidated, "
-            f"{report.splits} splits, {report.merges} merges, {report.reviews} reviews decided"
+            f"{report.splits} splits, {report.merges} merges, {report.reviews} reviews decided, "
+            f"{report.mental_models} mental models created"
         )
     for failure in report.failed:
         where = f" (document {failure.document_id})" if failure.document_id else ""
@@ -84,7 +85,7 @@ def _export(client: MnemoClient, args: argparse.Namespace) -> int:
     err(
         f"exported {summary.bank_id}: {summary.documents} documents, {summary.memories} "
         f"memories, {summary.entities} entities, {summary.reviews} reviews, "
-        f"{summary.merges} merge records"
+        f"{summary.merges} merge records, {summary.mental_models} mental models"
     )
     return 0
 

@@ -6,6 +6,7 @@ retain pipeline (extraction mode, mission, controlled entity vocabularies).
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -31,10 +32,18 @@ from app.domain.banks import (
     check_extraction_mode,
     default_extraction_mode,
 )
-from app.errors import NotFound
+from app.domain.defense import DETECTOR_NAMES, DefenseConfig, check_config
+from app.errors import InvalidInput, NotFound
 from app.retain.schemas import status_view
 from app.store.graph import Graph
 from app.store.vectors import VectorStore
+
+# How long a bank's configuration read for retain is trusted. This service forgets its copy
+# when it changes or deletes the bank; the copy only hides a change made by another process
+# (another API process, or a bank deleted there: the write's bank lock still finds that out).
+CONFIG_TTL_S = 2.0
+# Banks whose configuration is kept at once (past it, the copies start over).
+CONFIG_CACHE_BANKS = 10_000
 
 
 class _BankProps(msgspec.Struct):
@@ -49,6 +58,7 @@ class _BankProps(msgspec.Struct):
     retain_extraction_mode: ExtractionMode = "local"
     retain_custom_instructions: str | None = None
     entity_labels_json: str | None = None
+    defense_json: str | None = None
     reflect_mission: str | None = None
     background: str | None = None
     disposition_skepticism: int | None = None
@@ -86,6 +96,9 @@ class BankService:
         self._graph = graph
         self._vectors = vectors
         self._llm_configured = llm_configured
+        self._configs: dict[str, tuple[float, Bank]] = {}
+        # Bumped by every change made here: a read that a change overtook is not kept.
+        self._changes = 0
 
     @property
     def default_mode(self) -> ExtractionMode:
@@ -96,6 +109,7 @@ class BankService:
         """Create the bank or update the fields sent. Returns the bank and whether it is new."""
         check_bank_id(bank_id)
         self._check_mode(update)
+        self._forget(bank_id)
         rows = await self._graph.rows(
             "banks/upsert",
             {
@@ -105,22 +119,39 @@ class BankService:
             },
             _BankRow,
         )
+        self._forget(bank_id)  # and a copy read while it changed
         return await self._with_counts(rows[0].bank), rows[0].created
 
     async def patch(self, bank_id: str, update: BankUpdate) -> Bank:
         """Update the fields sent on an existing bank."""
-        await self.get(bank_id)
+        check_bank_id(bank_id)
         self._check_mode(update)
-        bank, _ = await self.put(bank_id, update)
-        return bank
+        return await self._update(bank_id, _props(update))
 
     async def get(self, bank_id: str) -> Bank:
         """One bank with its counts; NotFound when absent."""
-        bank = await self.config(bank_id)
+        bank = await self._read(bank_id)
         return msgspec.structs.replace(bank, counts=(await self._counts([bank_id]))[bank_id])
 
     async def config(self, bank_id: str) -> Bank:
-        """The bank's configuration without counts (cheap: read on every retain)."""
+        """The bank's configuration without counts, as read at most ``CONFIG_TTL_S`` ago.
+
+        Read on every retain, where a round trip to Neo4j is a noticeable share of a small
+        request; a change through this service is seen at once.
+        """
+        now = time.monotonic()
+        kept = self._configs.get(bank_id)
+        if kept is not None and now - kept[0] < CONFIG_TTL_S:
+            return kept[1]
+        changes = self._changes
+        bank = await self._read(bank_id)
+        if changes == self._changes:
+            if len(self._configs) >= CONFIG_CACHE_BANKS:
+                self._configs.clear()
+            self._configs[bank_id] = (now, bank)
+        return bank
+
+    async def _read(self, bank_id: str) -> Bank:
         check_bank_id(bank_id)
         row = await self._graph.row("banks/get", {"bank_id": bank_id}, _BankRow)
         if row is None:
@@ -132,20 +163,29 @@ class BankService:
 
         Returns whether it was created.
         """
-        check_bank_id(bank_id)
-        if await self._graph.run("banks/exists", {"bank_id": bank_id}):
-            return False
-        _, created = await self.put(bank_id, BankUpdate())
-        return created
+        try:
+            # Through the configuration copy: a retain reads it next, and for a bank this
+            # process has seen lately neither costs a round trip.
+            await self.config(bank_id)
+        except NotFound:
+            _, created = await self.put(bank_id, BankUpdate())
+            return created
+        return False
 
     async def reset(self, bank_id: str) -> Bank:
         """Set every setting back to its default (the name and description stay)."""
-        await self.require(bank_id)
+        check_bank_id(bank_id)
+        return await self._update(bank_id, _reset_props(self.default_mode))
+
+    async def _update(self, bank_id: str, props: dict[str, object]) -> Bank:
+        """Set ``props`` on an existing bank (None removes one); NotFound when absent."""
+        self._forget(bank_id)
         rows = await self._graph.rows(
-            "banks/upsert",
-            {"bank_id": bank_id, "props": _reset_props(self.default_mode), "defaults": {}},
-            _BankRow,
+            "banks/update", {"bank_id": bank_id, "props": props}, _BankRow
         )
+        self._forget(bank_id)  # and a copy read while it changed
+        if not rows:
+            raise NotFound(f"bank {bank_id!r} not found")
         return await self._with_counts(rows[0].bank)
 
     async def stats(self, bank_id: str) -> BankStats:
@@ -172,15 +212,21 @@ class BankService:
     async def delete(self, bank_id: str) -> BankDeleted:
         """Remove the bank's nodes and vectors, and nothing else."""
         await self.require(bank_id)
+        self._forget(bank_id)
         vectors = await self._vectors.count(bank_id)
         # Vectors first: a crash after this leaves graph nodes whose vectors are gone, which
         # reconciliation re-embeds or the repeated delete removes; never orphan vectors.
         await self._vectors.delete_bank(bank_id)
         await self._vectors.flush()
-        deleted = await self._graph.run_implicit("banks/delete", {"bank_id": bank_id})
+        deleted = await self._graph.run_batched(bank_id, "banks/delete", {"bank_id": bank_id})
+        self._forget(bank_id)
         return BankDeleted(
             bank_id=bank_id, deleted_nodes=int(deleted[0]["nodes"]), deleted_vectors=vectors
         )
+
+    def _forget(self, bank_id: str) -> None:
+        self._changes += 1
+        self._configs.pop(bank_id, None)
 
     async def _counts(self, bank_ids: list[str]) -> dict[str, BankCounts]:
         rows = await self._graph.rows("banks/counts", {"bank_ids": bank_ids}, _CountsRow)
@@ -193,11 +239,19 @@ class BankService:
         return _to_bank(props, (await self._counts([props.id]))[props.id])
 
     def _check_mode(self, update: BankUpdate) -> None:
+        if update.defense is not UNSET and (unknown := check_config(update.defense)):
+            raise InvalidInput(
+                f"defense.detectors names unknown detectors {unknown}; known: "
+                f"{sorted(DETECTOR_NAMES)}",
+                extra={"field": "defense.detectors"},
+            )
         mode = update.retain_extraction_mode
         check_extraction_mode(None if mode is UNSET else mode, llm_configured=self._llm_configured)
 
 
-# Settings a reset puts back (to these values; None removes the property).
+# Settings a reset puts back (to these values; None removes the property). Memory defense is
+# not among them: it is the operator's policy for the bank (set with an admin key), not one of
+# the bank's working settings.
 _SETTINGS_DEFAULTS: dict[str, object] = {
     "retain_mission": None,
     "retain_custom_instructions": None,
@@ -224,6 +278,8 @@ def _props(update: BankUpdate) -> dict[str, object]:
             continue
         if field == "entity_labels":
             props["entity_labels_json"] = msgspec.json.encode(value).decode()
+        elif field == "defense":
+            props["defense_json"] = msgspec.json.encode(value).decode()
         elif field == "disposition":
             for trait in Disposition.__struct_fields__:
                 props[f"disposition_{trait}"] = getattr(value, trait)
@@ -281,6 +337,11 @@ def _to_bank(props: _BankProps, counts: BankCounts) -> Bank:
     labels: tuple[EntityLabel, ...] = ()
     if props.entity_labels_json:
         labels = msgspec.json.decode(props.entity_labels_json, type=tuple[EntityLabel, ...])
+    defense = (
+        msgspec.json.decode(props.defense_json, type=DefenseConfig)
+        if props.defense_json
+        else DefenseConfig()
+    )
     return Bank(
         id=props.id,
         name=props.name,
@@ -289,6 +350,7 @@ def _to_bank(props: _BankProps, counts: BankCounts) -> Bank:
         retain_extraction_mode=props.retain_extraction_mode,
         retain_custom_instructions=props.retain_custom_instructions,
         entity_labels=labels,
+        defense=defense,
         reflect_mission=props.reflect_mission,
         background=props.background,
         disposition=_disposition(props),

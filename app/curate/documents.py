@@ -13,6 +13,7 @@ from datetime import datetime
 
 import msgspec
 
+from app.curate.cursor import LATEST, decode_cursor, encode_cursor
 from app.curate.schemas.documents import (
     Document,
     DocumentChunk,
@@ -23,7 +24,7 @@ from app.curate.schemas.documents import (
 )
 from app.domain.banks import BankDirectory
 from app.domain.lifecycle import FactFootprint, delete_facts, forget_names
-from app.errors import NotFound, Unavailable
+from app.errors import NotFound
 from app.retain.pipeline import RetainPipeline
 from app.retain.schemas import EntityHint, RetainItem
 from app.store.graph import Graph, Tx
@@ -50,9 +51,13 @@ class _StoredDocument(msgspec.Struct):
     resolve_entities: bool | None = None
 
 
-class _PageRow(msgspec.Struct):
+class _ListedRow(msgspec.Struct):
+    document: _StoredDocument
+    key: list[str]
+
+
+class _TotalRow(msgspec.Struct):
     total: int
-    items: list[_StoredDocument]
 
 
 class _DocumentRow(msgspec.Struct):
@@ -122,17 +127,48 @@ class DocumentService:
         self._retainer = retainer
 
     async def page(
-        self, bank_id: str, *, limit: int, offset: int, empty: bool | None = None
+        self,
+        bank_id: str,
+        *,
+        limit: int,
+        offset: int,
+        empty: bool | None = None,
+        cursor: str | None = None,
     ) -> DocumentPage:
-        """Documents newest first, with fact counts; ``empty`` keeps those with(out) facts."""
+        """Documents newest first, with fact counts; ``empty`` keeps those with(out) facts.
+
+        Reads ``limit + 1`` documents in index order after ``cursor`` and ``offset``, so a page
+        costs its rows, not the bank; ``next_cursor`` is set when more follow. The total comes
+        from the index alone without ``empty``; with it, counting reads each document's facts.
+        """
         await self._banks.require(bank_id)
-        row = await self._graph.row(
+        before, after_id = decode_cursor(cursor, 2) if cursor else [LATEST, None]
+        rows = await self._graph.rows(
             "documents/list",
-            {"bank_id": bank_id, "empty": empty, "offset": offset, "limit": limit},
-            _PageRow,
+            {
+                "bank_id": bank_id,
+                "before": before,
+                "after_id": after_id,
+                "empty": empty,
+                "offset": offset,
+                "limit": limit + 1,
+            },
+            _ListedRow,
         )
-        items = [_summary(bank_id, d) for d in row.items] if row else []
-        return DocumentPage(items=items, total=row.total if row else 0, limit=limit, offset=offset)
+        shown = rows[:limit]
+        name, params = (
+            ("documents/total", {"bank_id": bank_id})
+            if empty is None
+            else ("documents/count", {"bank_id": bank_id, "empty": empty})
+        )
+        found = await self._graph.row(name, params, _TotalRow)
+        return DocumentPage(
+            items=[_summary(bank_id, r.document) for r in shown],
+            total=found.total if found else 0,
+            limit=limit,
+            offset=offset,
+            next_cursor=encode_cursor(shown[-1].key) if len(rows) > limit else None,
+        )
 
     async def get(self, bank_id: str, document_id: str) -> Document:
         """One document with its original text and active chunks."""
@@ -179,13 +215,7 @@ class DocumentService:
         again. Nothing changes if extraction, embedding or the write fails.
         """
         bank = await self._banks.config(bank_id)
-        try:
-            self._retainer.extractor(bank.retain_extraction_mode)
-        except KeyError:
-            raise Unavailable(
-                f"extraction mode {bank.retain_extraction_mode!r} is not available on this "
-                "server (an LLM mode needs MNEMO_LLM_BASE_URL)"
-            ) from None
+        self._retainer.extractor(bank.retain_extraction_mode)
         source = await self._graph.row(
             "documents/source", {"bank_id": bank_id, "document_id": document_id}, _SourceRow
         )

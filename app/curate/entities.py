@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from app.curate.memories import HUB_MENTIONS
 from app.curate.schemas.entities import (
     EntityChange,
     EntityDetail,
@@ -28,6 +29,7 @@ from app.curate.schemas.entities import (
     EntityMergeRecord,
     EntityNeighbour,
     EntityPage,
+    EntityQualifier,
     EntitySummary,
     GraphEdge,
     GraphNode,
@@ -37,10 +39,9 @@ from app.curate.schemas.entities import (
     SplitRequest,
 )
 from app.domain.banks import BankDirectory
-from app.domain.names import entity_names
 from app.errors import Conflict, InvalidInput, NotFound
 from app.resolve.graph_resolver import merge_entities, refresh_lookup_fields, review_id
-from app.resolve.port import ResolvedMention
+from app.resolve.qualifiers import qualifiers_in
 from app.resolve.repair import (
     EntityBrief,
     MentionUse,
@@ -53,6 +54,7 @@ from app.resolve.repair import (
     restore_trims,
     trim_records,
 )
+from app.resolve.settle_store import refresh_fact_names
 from app.store.graph import Graph, Tx
 from app.store.search_keys import bank_key
 
@@ -97,11 +99,30 @@ class _BriefRow(msgspec.Struct):
     merge_id: str | None = None
 
 
+class _SaidMention(msgspec.Struct):
+    entity_id: str
+    text: str
+    type: str | None = None
+
+
+class _SaidFact(msgspec.Struct):
+    memory_id: str
+    at: datetime | None
+    content: str | None
+    mentions: list[_SaidMention]
+
+
 class _DetailRow(msgspec.Struct):
     entity: StoredEntity
     claims: list[StoredClaim]
     neighbours: list[EntityNeighbour]
     open_reviews: int
+    said: list[_SaidFact] = msgspec.field(default_factory=list)
+    hub: bool = False
+
+
+class _SaidRow(msgspec.Struct):
+    said: list[_SaidFact]
 
 
 class _ListRow(msgspec.Struct):
@@ -158,17 +179,6 @@ class _Use(msgspec.Struct):
 class _UsesRow(msgspec.Struct):
     uses: list[_Use]
     total: int
-
-
-class _FactMention(msgspec.Struct):
-    entity_id: str
-    canonical_name: str
-    mention: str | None = None
-
-
-class _FactNamesRow(msgspec.Struct):
-    id: str
-    mentions: list[_FactMention]
 
 
 class _ClaimRow(msgspec.Struct):
@@ -251,12 +261,22 @@ class EntityService:
         await self._banks.require(bank_id)
         row = await self._graph.row(
             "entities/get",
-            {"bank_id": bank_id, "id": entity_id, "neighbours": neighbours},
+            {
+                "bank_id": bank_id,
+                "id": entity_id,
+                "neighbours": neighbours,
+                "hub_mentions": HUB_MENTIONS,
+            },
             _DetailRow,
         )
         if row is None:
             await self._not_found(self._graph, bank_id, entity_id)
         assert row is not None
+        if row.hub:  # its latest facts in index order, rather than sorting all of them
+            said = await self._graph.row(
+                "entities/said_hub", {"bank_id": bank_id, "id": entity_id}, _SaidRow
+            )
+            row.said = said.said if said is not None else []
         return _detail(row)
 
     async def graph(
@@ -385,7 +405,7 @@ class EntityService:
         # neighbours' other edges are untouched by a merge, so they need nothing.
         await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": [keep]})
         await refresh_lookup_fields(tx, bank_id, [keep])
-        await self._refresh_fact_names(tx, bank_id, memory_ids)
+        await refresh_fact_names(tx, bank_id, memory_ids)
         # The review being decided, and the pair's own review if one is open.
         settle = {review_id(bank_id, keep, gone), *([pair_review] if pair_review else [])}
         for rid in sorted(settle):
@@ -428,6 +448,7 @@ class EntityService:
                     "claim_refs": list(plan.move),
                     "reason": reason,
                     "by": "api",
+                    "decided": True,
                     "trims_json": msgspec.json.encode(trim_records(plan)).decode(),
                     "entity": {
                         "id": created_id,
@@ -702,32 +723,7 @@ class EntityService:
         """
         await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": list(entity_ids)})
         await refresh_lookup_fields(tx, bank_id, entity_ids)
-        await self._refresh_fact_names(tx, bank_id, memory_ids)
-
-    async def _refresh_fact_names(self, tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
-        """Rebuild facts' ``entity_names`` (the keyword channel's entity field) as retain does."""
-        if not memory_ids:
-            return
-        rows = await tx.rows(
-            "entities/fact_names", {"bank_id": bank_id, "ids": list(memory_ids)}, _FactNamesRow
-        )
-        facts = [
-            {
-                "id": row.id,
-                "entity_names": entity_names(
-                    [
-                        ResolvedMention(
-                            entity_id=m.entity_id,
-                            canonical_name=m.canonical_name,
-                            mention=m.mention or m.canonical_name,
-                        )
-                        for m in row.mentions
-                    ]
-                ),
-            }
-            for row in rows
-        ]
-        await tx.run("entities/set_fact_names", {"bank_id": bank_id, "facts": facts})
+        await refresh_fact_names(tx, bank_id, memory_ids)
 
 
 def _summary(e: StoredEntity) -> EntitySummary:
@@ -755,6 +751,7 @@ def _detail(row: _DetailRow) -> EntityDetail:
         names=names_of(row.claims, e.name_key or ""),
         neighbours=row.neighbours,
         open_reviews=row.open_reviews,
+        qualifiers=_qualifiers(e.id, row.said),
     )
 
 
@@ -793,3 +790,27 @@ def decode_json(text: str | None) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def _qualifiers(entity_id: str, said: Sequence[_SaidFact]) -> list[EntityQualifier]:
+    """What the entity's facts state next to its names, one row per kind and value."""
+    rows: dict[tuple[str, str], EntityQualifier] = {}
+    for fact in sorted(said, key=lambda f: (f.at is None, f.at), reverse=True):
+        surfaces = [m.text for m in fact.mentions]
+        found = qualifiers_in(fact.content or "", surfaces, [m.type for m in fact.mentions])
+        for mention, stated in zip(fact.mentions, found, strict=True):
+            if mention.entity_id != entity_id:
+                continue
+            for q in stated:
+                row = rows.get((q.kind, q.key))
+                if row is None:
+                    rows[(q.kind, q.key)] = EntityQualifier(
+                        kind=q.kind,
+                        value=q.text,
+                        said_with=mention.text,
+                        memory_ids=[fact.memory_id],
+                        last_at=fact.at,
+                    )
+                elif fact.memory_id not in row.memory_ids:
+                    row.memory_ids.append(fact.memory_id)
+    return sorted(rows.values(), key=lambda q: (q.kind, -len(q.memory_ids), q.value))

@@ -5,6 +5,10 @@ transaction after the bank lock (the fact is ``vector_pending`` when its vector 
 then the vector store is updated and the fact confirmed; reconciliation finishes the job if the
 process dies in between. How a fact leaves and re-enters the active graph is
 ``app.domain.lifecycle``'s business; docs/decisions/0006-curation.md says why.
+
+An observation is derived from facts: a PATCH may invalidate or restore it (with a reason), never
+rewrite it (correct its facts instead). An edited fact leaves its observations in the same write
+and waits for consolidation again (decision 0011).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -22,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from msgspec import UnsetType
 
+from app.curate.cursor import EARLIEST, LATEST, decode_cursor, encode_cursor
 from app.curate.schemas.memories import (
     Memory,
     MemoryEntity,
@@ -29,14 +35,16 @@ from app.curate.schemas.memories import (
     MemoryHistory,
     MemoryPage,
     MemoryUpdate,
-    ObservationsCleared,
+    MemoryWindow,
     Revision,
+    SourceMemory,
     TagCount,
     TagPage,
 )
 from app.domain.banks import BankConfig, BankDirectory
 from app.domain.dates import as_utc
-from app.domain.facts import MemoryState, RevisionKind
+from app.domain.defense import SecurityEvent, events_for, screen, violation_of
+from app.domain.facts import ConsolidationState, MemoryState, RevisionKind
 from app.domain.lifecycle import (
     NewRevision,
     add_revisions,
@@ -44,22 +52,29 @@ from app.domain.lifecycle import (
     claim_counts,
     detach_facts,
     release_counts,
+    requeue_facts,
+    withdraw_from_observations,
 )
 from app.domain.names import entity_names, name_key
-from app.errors import Conflict, InvalidInput, NotFound, NotImplementedYet, Unavailable
+from app.errors import Blocked, Conflict, InvalidInput, NotFound
 from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
+from app.retain.defense import record_events
 from app.retain.extract.extracted import ExtractedEntity, ExtractionInput
 from app.retain.extract.port import ExtractionSettings
+from app.retain.limits import check_text
 from app.retain.links import Link
 from app.retain.pipeline import LinkedFact, RetainPipeline
 from app.retain.publish import mark_vectors_written
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, Tx
-from app.store.search_keys import bank_key, escape_lucene
+from app.store.search_keys import bank_key, escape_lucene, searchable
 from app.store.vectors import VectorPayload, VectorPoint, VectorStore
 
 Vector = npt.NDArray[np.float32]
 
+# An entity named by more facts than this lists them by scanning the bank's newest facts (a page
+# fills within bank size / mentions rows); fewer are sorted, which costs their number.
+HUB_MENTIONS = 2000
 # Fields of a PATCH that change something (``reason`` and ``resolve_entities`` only qualify them).
 EDITABLE_FIELDS = (
     "text",
@@ -70,6 +85,8 @@ EDITABLE_FIELDS = (
     "entities",
     "state",
 )
+# What a PATCH may change on an observation (the rest follows its source facts).
+OBSERVATION_FIELDS = ("state", "reason")
 
 
 # -- stored shapes ----------------------------------------------------------------------------
@@ -94,12 +111,26 @@ class _StoredMemory(msgspec.Struct):
     proof_count: int | None = None
     edited_at: datetime | None = None
     created_at: datetime | None = None
+    updated_at: datetime | None = None
     vector_pending: bool | None = None
+    consolidation_state: ConsolidationState | None = None
+    consolidated_at: datetime | None = None
+    consolidation_failed_at: datetime | None = None
+    consolidation_error: str | None = None
 
 
 class _MemoryRow(msgspec.Struct):
     memory: _StoredMemory
     entities: list[MemoryEntity]
+    source_ids: list[str] | None = None
+
+    @property
+    def is_observation(self) -> bool:
+        return self.memory.fact_type == "observation"
+
+
+class _SourceRow(msgspec.Struct):
+    source: _StoredMemory
 
 
 class _TagsRow(msgspec.Struct):
@@ -107,9 +138,17 @@ class _TagsRow(msgspec.Struct):
     items: list[TagCount]
 
 
-class _PageRow(msgspec.Struct):
+class _KeyRow(msgspec.Struct):
+    id: str
+    key: list[str]
+
+
+class _TotalRow(msgspec.Struct):
     total: int
-    ids: list[str]
+
+
+class _Mentions(msgspec.Struct):
+    mentions: int | None = None
 
 
 class _StoredRevision(msgspec.Struct):
@@ -173,34 +212,113 @@ class MemoryService:
     # -- read ---------------------------------------------------------------------------------
 
     async def page(
-        self, bank_id: str, where: MemoryFilter, *, limit: int, offset: int
+        self,
+        bank_id: str,
+        where: MemoryFilter,
+        *,
+        limit: int,
+        offset: int,
+        cursor: str | None = None,
     ) -> MemoryPage:
-        """Facts matching ``where``, newest first, one page, with the total."""
-        await self._banks.require(bank_id)
-        row = await self._graph.row(
-            "memories/list",
-            {
-                "bank_id": bank_id,
-                "lucene": _lucene(bank_id, where.q),
-                "types": list(where.types) if where.types else None,
-                "states": list(where.states) if where.states else None,
-                "document_id": where.document_id,
-                "entity_id": where.entity_id,
-                "tags": list(where.tags) if where.tags else None,
-                "tags_match": where.tags_match,
-                "offset": offset,
-                "limit": limit,
-            },
-            _PageRow,
-        )
-        total, ids = (row.total, row.ids) if row else (0, [])
+        """Facts matching ``where``, newest first, one page, with the total.
+
+        The total is counted apart from the page: from the index alone without filters, by
+        reading the candidates' properties with them. :meth:`window` is the page without it.
+        """
+        window = await self.window(bank_id, where, limit=limit, offset=offset, cursor=cursor)
         return MemoryPage(
-            items=await self._by_ids(bank_id, ids), total=total, limit=limit, offset=offset
+            items=window.items,
+            total=await self.count(bank_id, where),
+            limit=limit,
+            offset=offset,
+            next_cursor=window.next_cursor,
         )
 
+    async def window(
+        self,
+        bank_id: str,
+        where: MemoryFilter,
+        *,
+        limit: int,
+        offset: int = 0,
+        cursor: str | None = None,
+    ) -> MemoryWindow:
+        """One page of facts matching ``where``, newest first, after ``cursor`` and ``offset``.
+
+        Reads ``limit + 1`` rows in index order (or the text search's or entity's matches in
+        order), so its cost follows the page, not the bank; ``next_cursor`` is set when more
+        rows follow.
+        """
+        await self._banks.require(bank_id)
+        before, mentioned, after_id = (
+            decode_cursor(cursor, 3) if cursor else [LATEST, EARLIEST, None]
+        )
+        lucene = _lucene(bank_id, where.q)
+        params = {
+            **_filter_params(bank_id, where),
+            "before": before,
+            "after_mentioned": mentioned,
+            "after_id": after_id,
+            "offset": offset,
+            "limit": limit + 1,
+        }
+        if (
+            lucene is None
+            and where.document_id is None
+            and await self._is_hub(bank_id, where.entity_id)
+        ):
+            params.update(entity_id=where.entity_id)
+            rows = await self._graph.rows("memories/list", params, _KeyRow)
+        else:
+            params.update(lucene=lucene, entity_id=where.entity_id)
+            rows = await self._graph.rows("memories/list_matches", params, _KeyRow)
+        shown = rows[:limit]
+        return MemoryWindow(
+            items=await self._by_ids(bank_id, [r.id for r in shown]),
+            next_cursor=encode_cursor(shown[-1].key) if len(rows) > limit else None,
+        )
+
+    async def _is_hub(self, bank_id: str, entity_id: str | None) -> bool:
+        """Whether the bank's newest facts are read in order rather than the entity's sorted.
+
+        True without an entity; for one named by more than ``HUB_MENTIONS`` facts, the scan
+        meets a page of them within a few rows, where sorting them all costs the hub's size.
+        """
+        if entity_id is None:
+            return True
+        row = await self._graph.row(
+            "memories/entity_mentions", {"bank_id": bank_id, "entity_id": entity_id}, _Mentions
+        )
+        return row is not None and (row.mentions or 0) > HUB_MENTIONS
+
+    async def count(self, bank_id: str, where: MemoryFilter) -> int:
+        """How many facts match ``where`` (from the index alone when nothing filters)."""
+        await self._banks.require(bank_id)
+        if _filters_nothing(where):
+            row = await self._graph.row("memories/total", {"bank_id": bank_id}, _TotalRow)
+        else:
+            params = {
+                **_filter_params(bank_id, where),
+                "lucene": _lucene(bank_id, where.q),
+                "entity_id": where.entity_id,
+            }
+            row = await self._graph.row("memories/count", params, _TotalRow)
+        return row.total if row else 0
+
     async def get(self, bank_id: str, memory_id: str) -> Memory:
-        """One fact (valid or invalidated); NotFound when it is not in this bank."""
-        return _to_memory(await self._stored(bank_id, memory_id))
+        """One fact (valid or invalidated); NotFound when it is not in this bank.
+
+        An observation comes with its sources resolved (``source_memories``).
+        """
+        row = await self._stored(bank_id, memory_id)
+        if not row.is_observation:
+            return _to_memory(row)
+        sources = await self._graph.rows(
+            "observations/sources", {"bank_id": bank_id, "memory_id": memory_id}, _SourceRow
+        )
+        return msgspec.structs.replace(
+            _to_memory(row), source_memories=[_to_source(r.source) for r in sources]
+        )
 
     async def history(self, bank_id: str, memory_id: str) -> MemoryHistory:
         """The fact's revisions, oldest first."""
@@ -221,21 +339,6 @@ class MemoryService:
         total, items = (row.total, row.items) if row else (0, [])
         return TagPage(items=items, total=total, limit=limit, offset=offset)
 
-    async def clear_observations(self, bank_id: str, memory_id: str) -> ObservationsCleared:
-        """Remove the observations derived from a memory.
-
-        Observations are consolidation's to write and remove (with their sources, revisions and
-        vectors); until it offers removal, a memory that has some is a 501, and one that has
-        none has nothing to clear.
-        """
-        await self._stored(bank_id, memory_id)
-        rows = await self._graph.run(
-            "memories/derived_observations", {"bank_id": bank_id, "memory_id": memory_id}
-        )
-        if rows and rows[0]["n"]:
-            raise NotImplementedYet("clearing a memory's observations is not available yet")
-        return ObservationsCleared(deleted_count=0)
-
     # -- edit ---------------------------------------------------------------------------------
 
     async def update(self, bank_id: str, memory_id: str, patch: MemoryUpdate) -> Memory:
@@ -248,6 +351,9 @@ class MemoryService:
         bank = await self._banks.config(bank_id)
         async with self._edit_locks[bank_id]:
             current = await self._stored(bank_id, memory_id)
+            patch = await self._defend(bank, memory_id, patch)
+            if current.is_observation:
+                return await self._update_observation(bank_id, current, patch)
             extracted = await self._extract_entities(bank, current, patch)
             plan = _plan(current, patch, extracted)
             if not (plan.props or plan.state_changed or plan.mentions is not None):
@@ -272,6 +378,37 @@ class MemoryService:
             await self._graph.write(bank_id, work)
             await self._publish(bank_id, current, plan, vector)
         return await self.get(bank_id, memory_id)
+
+    async def _defend(self, bank: BankConfig, memory_id: str, patch: MemoryUpdate) -> MemoryUpdate:
+        """Size limits and memory defense for edited text, as retain applies them."""
+        if isinstance(patch.text, str):
+            check_text(patch.text, self._retainer.limits, "text")
+        changes: dict[str, str] = {}
+        events: list[SecurityEvent] = []
+        now = datetime.now(UTC)
+        for field in ("text", "context"):
+            value = getattr(patch, field)
+            if not isinstance(value, str):
+                continue
+            screened = screen(value, bank.defense)
+            events += events_for(
+                screened,
+                field=field,
+                index=0,
+                at=now,
+                source="memory_edit",
+                new_id=lambda: str(uuid.uuid4()),
+                memory_id=memory_id,
+            )
+            changes[field] = screened.text
+        await record_events(self._graph, bank.id, events)
+        blocked = [violation_of(e) for e in events if e.action == "blocked"]
+        if blocked:
+            raise Blocked(
+                "the edit was blocked by the bank's memory defense",
+                extra={"violations": msgspec.to_builtins(blocked)},
+            )
+        return msgspec.structs.replace(patch, **changes) if events else patch
 
     async def _write(
         self,
@@ -319,6 +456,10 @@ class MemoryService:
                 await self._retainer.write_links(tx, bank.id, linked, [])
         if plan.state == "invalidated" and active:
             await detach_facts(tx, bank.id, ids, now)
+        elif active and _changes_claim(plan, changed):
+            # What the fact says changed: it leaves its observations and is consolidated again.
+            await withdraw_from_observations(tx, bank.id, ids, at=now, why="edited")
+            await requeue_facts(tx, bank.id, ids)
         if plan.state_changed:
             await tx.run(
                 "memories/set_state",
@@ -330,7 +471,83 @@ class MemoryService:
                     "at": now,
                 },
             )
+            if plan.state == "valid":
+                # A restored fact is consolidated again (it left its observations).
+                await requeue_facts(tx, bank.id, ids)
         return changed
+
+    async def _update_observation(
+        self, bank_id: str, current: _MemoryRow, patch: MemoryUpdate
+    ) -> Memory:
+        """Invalidate or restore an observation (nothing else of it can be edited).
+
+        Invalidating archives its mentions (it counts nothing, so no count moves); restoring
+        needs a valid source left, and rebuilds its proof count and mentions from its sources.
+        """
+        sent = [
+            f
+            for f in EDITABLE_FIELDS
+            if f not in OBSERVATION_FIELDS and not isinstance(getattr(patch, f), UnsetType)
+        ]
+        if sent:
+            raise InvalidInput(
+                "an observation is derived from facts and cannot be edited: correct its source "
+                f"facts instead (PATCH them; consolidation rewrites the observation); not {sent}",
+                extra={"field": sent[0], "source_memory_ids": current.source_ids or []},
+            )
+        memory = current.memory
+        state = memory.state if isinstance(patch.state, UnsetType) else patch.state
+        if state == memory.state:
+            return _to_memory(current)
+        reason = None if isinstance(patch.reason, UnsetType) else patch.reason
+        if state == "valid" and not current.source_ids:
+            raise Conflict(
+                "this observation has no valid source fact left: it cannot be restored",
+                extra={"memory_id": memory.id},
+            )
+        now = datetime.now(UTC)
+        ids = [memory.id]
+
+        async def work(tx: Tx) -> None:
+            await self._check_unchanged(tx, bank_id, current)
+            params = {"bank_id": bank_id, "memory_ids": ids}
+            if state == "invalidated":
+                await tx.run("memories/archive_links", {**params, "at": now})
+            else:
+                await tx.run("memories/restore_links", params)
+            await tx.run(
+                "memories/set_state",
+                {
+                    "bank_id": bank_id,
+                    "memory_ids": ids,
+                    "state": state,
+                    "reason": reason,
+                    "at": now,
+                },
+            )
+            if state == "valid":
+                await tx.run("observations/refresh", {"bank_id": bank_id, "observation_ids": ids})
+            kind: RevisionKind = "invalidate" if state == "invalidated" else "restore"
+            await add_revisions(
+                tx,
+                bank_id,
+                [
+                    NewRevision(
+                        memory_id=memory.id,
+                        at=now,
+                        kind=kind,
+                        reason=reason,
+                        before={"state": memory.state, "state_reason": memory.state_reason},
+                        after={"state": state, "state_reason": reason},
+                    )
+                ],
+            )
+
+        await self._graph.write(bank_id, work)
+        await self._vectors.set_state(bank_id, ids, state)
+        await self._vectors.flush()
+        await mark_vectors_written(self._graph, bank_id, ids)
+        return await self.get(bank_id, memory.id)
 
     async def _rewrite_mentions(
         self,
@@ -424,13 +641,10 @@ class MemoryService:
         if not isinstance(patch.entities, UnsetType):
             return None
         mode = bank.retain_extraction_mode
-        try:
-            extractor = self._retainer.extractor(mode)
-        except KeyError:
-            raise Unavailable(
-                f"extraction mode {mode!r} is not available on this server (an LLM mode needs "
-                "MNEMO_LLM_BASE_URL); send `entities` with the new text to skip extraction"
-            ) from None
+        extractor = self._retainer.extractor(
+            mode,
+            remedy="send `entities` with the new text to skip extraction",
+        )
         results = await extractor.extract(
             [
                 ExtractionInput(
@@ -677,14 +891,54 @@ def _revision(
     )
 
 
+def _changes_claim(
+    plan: _Plan, mentions: tuple[list[MemoryEntity], list[MemoryEntity]] | None
+) -> bool:
+    """Whether an edit changes what the fact says (its text, dates, type or entities)."""
+    return plan.text_changed or plan.time_changed or plan.fact_type is not None or bool(mentions)
+
+
 def _ts(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
+
+
+def _filters_nothing(where: MemoryFilter) -> bool:
+    """Whether ``where`` keeps every fact of the bank (``tags_match`` alone filters nothing)."""
+    return not (
+        where.types
+        or (where.q and where.q.strip())
+        or where.states
+        or where.document_id
+        or where.entity_id
+        or where.tags
+        or where.consolidation_states
+    )
+
+
+def _filter_params(bank_id: str, where: MemoryFilter) -> dict[str, Any]:
+    """The listing statements' filter parameters (None: the filter is off)."""
+    return {
+        "bank_id": bank_id,
+        "types": list(where.types) if where.types else None,
+        "states": list(where.states) if where.states else None,
+        "document_id": where.document_id,
+        "tags": list(where.tags) if where.tags else None,
+        "tags_match": where.tags_match,
+        "consolidation_states": (
+            list(where.consolidation_states) if where.consolidation_states else None
+        ),
+    }
 
 
 def _lucene(bank_id: str, q: str | None) -> str | None:
     """A full-text query scoped to the bank, over fact text and entity names, user text escaped."""
     if q is None or not q.strip():
         return None
+    if not searchable(q):
+        raise InvalidInput(
+            "q has no word to search for (only stop words, operators or punctuation)",
+            extra={"field": "q"},
+        )
     words = escape_lucene(q.strip())
     return f"bank_key:{bank_key(bank_id)} AND (text:({words}) OR entity_names:({words}))"
 
@@ -711,6 +965,26 @@ def _to_memory(row: _MemoryRow) -> Memory:
         proof_count=m.proof_count if m.proof_count is not None else 1,
         edited_at=m.edited_at,
         created_at=m.created_at,
+        updated_at=m.updated_at,
+        source_memory_ids=sorted(row.source_ids) if row.source_ids is not None else None,
+        consolidation_state=m.consolidation_state,
+        consolidated_at=m.consolidated_at,
+        consolidation_failed_at=m.consolidation_failed_at,
+        consolidation_error=m.consolidation_error,
+    )
+
+
+def _to_source(m: _StoredMemory) -> SourceMemory:
+    return SourceMemory(
+        id=m.id,
+        text=m.text,
+        type=m.fact_type,
+        context=m.context,
+        occurred_start=m.occurred_start,
+        occurred_end=m.occurred_end,
+        mentioned_at=m.mentioned_at,
+        document_id=m.document_id,
+        state=m.state,
     )
 
 

@@ -14,9 +14,11 @@ from typing import Annotated, Literal, Protocol, get_args
 
 import msgspec
 
+from app.domain.defense import DefenseConfig
 from app.errors import InvalidInput
 
-BANK_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+# "." and ".." are refused: as path segments they mean "this" and "the parent" folder.
+BANK_ID_PATTERN = r"^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"
 _BANK_ID = re.compile(BANK_ID_PATTERN)
 
 ExtractionMode = Literal["local", "chunks", "concise", "verbose", "custom", "verbatim"]
@@ -68,6 +70,7 @@ class BankConfig(msgspec.Struct, frozen=True, kw_only=True):
     retain_extraction_mode: ExtractionMode = "local"
     retain_custom_instructions: str | None = None
     entity_labels: tuple[EntityLabel, ...] = ()
+    defense: DefenseConfig = msgspec.field(default_factory=DefenseConfig)
     reflect_mission: str | None = None
     background: str | None = None
     disposition: Disposition = msgspec.field(default_factory=Disposition)
@@ -90,10 +93,11 @@ class BankDirectory(Protocol):
 
 
 def check_bank_id(bank_id: str) -> str:
-    """Refuse ids outside 1–64 characters of ``[A-Za-z0-9_.-]``."""
+    """Refuse ids outside 1–64 characters of ``[A-Za-z0-9_.-]``, and ``.`` and ``..``."""
     if not _BANK_ID.match(bank_id):
         raise InvalidInput(
-            "bank_id must be 1-64 characters of letters, digits, '_', '.' or '-'",
+            "bank_id must be 1-64 characters of letters, digits, '_', '.' or '-', "
+            "and not '.' or '..'",
             extra={"bank_id": bank_id[:100]},
         )
     return bank_id

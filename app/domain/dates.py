@@ -26,7 +26,21 @@ from typing import Any, Literal
 
 import msgspec
 
+from app.errors import InvalidInput
+
 Qualifier = Literal["", "since", "before", "after"]
+
+
+class DateOutOfRange(InvalidInput):
+    """A relative expression resolved against the reference leaves years 1-9999."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            detail
+            or "a relative date in the text leaves the representable range (years 1 to 9999) "
+            "from its reference time (the item's timestamp or the query_timestamp)",
+            extra={"field": "timestamp"},
+        )
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -189,7 +203,7 @@ _TRIGGER = re.compile(
 
 def _quantity(text: str) -> tuple[int, int]:
     word = " ".join(text.lower().split())
-    if word.isdigit():
+    if word.isdecimal():
         return int(word), int(word)
     return _QUANTITIES[word]
 
@@ -634,7 +648,7 @@ def _cjk_ago(match: re.Match[str], ctx: _Context) -> _Span | None:
     if ctx.ref is None:
         return None
     text = match["qty"]
-    amount = int(text) if text.isdigit() else _cjk_number(text)
+    amount = int(text) if text.isdecimal() else _cjk_number(text)
     unit = {"天": "day", "周": "week", "星期": "week", "个月": "month", "年": "year"}[match["unit"]]
     today = ctx.ref.date()
     return _unit_span(unit, _shift(today, unit, -amount))
@@ -854,9 +868,16 @@ def find_time_mentions(text: str, reference: datetime | None) -> list[TimeMentio
     """
     if not _TRIGGER.search(text):
         return []
-    ctx, zone = _context(text, reference)
-    found = _apply_context(text, _find(text, ctx), ctx)
-    return [_mention(text, item, zone) for item in found]
+    try:
+        ctx, zone = _context(text, reference)
+        found = _apply_context(text, _find(text, ctx), ctx)
+        return [_mention(text, item, zone) for item in found]
+    except OverflowError as exc:
+        raise DateOutOfRange() from exc
+    except ValueError as exc:
+        if "out of range" not in str(exc):
+            raise
+        raise DateOutOfRange() from exc
 
 
 def occurrence(text: str, reference: datetime | None) -> tuple[datetime, datetime] | None:

@@ -14,6 +14,13 @@ must take out exactly that contribution and nothing else.
 * :func:`delete_facts` releases the counts of the valid ones and deletes the facts with their
   relationships and revisions; :func:`forget_names` then cleans names and orphaned entities.
 
+A valid fact may also support observations (``(:Observation)-[:DERIVED_FROM]->(fact)``). A fact
+that leaves (invalidated, deleted) or changes (edited) stops supporting them in the same
+transaction (:func:`withdraw_from_observations`): proof counts are recomputed, an observation
+left without a valid source is retracted (its history kept), and the facts that still support
+the changed observations wait for consolidation again (:func:`requeue_facts`), as must a
+restored fact (once its state is valid again: the caller's).
+
 Every function runs inside the caller's transaction (after the bank lock), so callers compose
 them into one atomic change. Only statements under ``cypher/memories`` and ``cypher/documents``
 are used; the rules themselves live in those files' headers.
@@ -23,7 +30,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -57,10 +64,12 @@ async def detach_facts(
     """Take facts out of the active graph, keeping their links archived for a later restore.
 
     The facts must still hold their ``MENTIONS`` (i.e. be active); their ``state`` is the
-    caller's business (set before or after, it does not matter here).
+    caller's business (set before or after, it does not matter here). They stop supporting
+    their observations.
     """
     if not memory_ids:
         return
+    await withdraw_from_observations(tx, bank_id, memory_ids, at=at, why="invalidated")
     params = {"bank_id": bank_id, "memory_ids": list(memory_ids)}
     # Counts first: they are computed from the MENTIONS edges that archiving removes.
     await tx.run("memories/release_co_occurs", params)
@@ -103,6 +112,9 @@ async def delete_facts(tx: Statements, bank_id: str, facts: Sequence[FactFootpri
     """
     if not facts:
         return
+    await withdraw_from_observations(
+        tx, bank_id, [f.id for f in facts], at=datetime.now(UTC), why="deleted"
+    )
     await release_counts(tx, bank_id, [f.id for f in facts if f.valid])
     await tx.run(
         "documents/delete_facts", {"bank_id": bank_id, "memory_ids": [f.id for f in facts]}
@@ -180,3 +192,76 @@ async def retire_facts(
             for memory_id in memory_ids
         ],
     )
+
+
+class _Withdrawn(msgspec.Struct, frozen=True):
+    """One observation that lost sources (``observations/withdraw_sources``)."""
+
+    id: str
+    state: str
+    before: list[str]
+    after: list[str]
+    before_count: int
+    after_count: int
+
+
+async def withdraw_from_observations(
+    tx: Statements, bank_id: str, memory_ids: Sequence[str], *, at: datetime, why: str
+) -> list[str]:
+    """Facts stop supporting their observations; returns the ids of the retracted observations.
+
+    ``why`` (``invalidated``, ``deleted``, ``edited``) goes into each changed observation's
+    revision. The observations keep their text; the facts still supporting them are requeued,
+    so that consolidation rewrites or regroups them.
+    """
+    if not memory_ids:
+        return []
+    rows = msgspec.convert(
+        await tx.run(
+            "observations/withdraw_sources",
+            {"bank_id": bank_id, "memory_ids": list(memory_ids), "at": at},
+        ),
+        list[_Withdrawn],
+        strict=False,
+    )
+    changed = [r for r in rows if r.state == "valid"]
+    if not changed:
+        return []
+    await add_revisions(
+        tx,
+        bank_id,
+        [
+            NewRevision(
+                memory_id=r.id,
+                at=at,
+                kind="source_removed",
+                reason=f"a source fact was {why}",
+                before={"source_memory_ids": r.before, "proof_count": r.before_count},
+                after={"source_memory_ids": r.after, "proof_count": r.after_count},
+            )
+            for r in changed
+        ],
+    )
+    retracted = [r.id for r in changed if r.after_count == 0]
+    if retracted:
+        await tx.run(
+            "observations/retract",
+            {
+                "bank_id": bank_id,
+                "observation_ids": retracted,
+                "reason": f"no valid source left (its last source fact was {why})",
+                "at": at,
+            },
+        )
+    kept = [r.id for r in changed if r.after_count > 0]
+    if kept:
+        await tx.run("observations/refresh", {"bank_id": bank_id, "observation_ids": kept})
+    gone = set(memory_ids)
+    await requeue_facts(tx, bank_id, sorted({s for r in changed for s in r.after} - gone))
+    return retracted
+
+
+async def requeue_facts(tx: Statements, bank_id: str, memory_ids: Sequence[str]) -> None:
+    """Valid facts wait for consolidation again (invalidated facts and observations do not)."""
+    if memory_ids:
+        await tx.run("observations/requeue", {"bank_id": bank_id, "memory_ids": list(memory_ids)})

@@ -314,6 +314,9 @@ class NameForm(msgspec.Struct, frozen=True):
     compact: str
     # Initialisms of a multi-word core ("university of washington" → ("uw", "uow")).
     acronyms: tuple[str, ...]
+    # The words spelled as an ASCII keyboard writes the letters that ``fold`` strips
+    # ("jürgen" → "juergen", "søren" → "soeren"); equal to ``words`` for most names.
+    spelled: tuple[str, ...] = ()
 
     @property
     def core_key(self) -> str:
@@ -347,7 +350,22 @@ def name_form(key: str, entity_type_class: str = "") -> NameForm:
         numbers=tuple(sorted(t for t in tokens if is_number_token(t))),
         compact="".join(core),
         acronyms=() if entity_type_class == "person" else _acronyms(words),
+        spelled=_spelled(key, entity_type_class, words),
     )
+
+
+# ASCII spellings of letters that fold to a bare vowel or consonant: "Jürgen" is written
+# "Juergen" as often as "Jurgen", "Søren" as "Soeren", "Åsa" as "Aasa".
+_SPELLED = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae", "œ": "oe", "ß": "ss"}
+)
+
+
+def _spelled(key: str, tclass: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    if not any(ch in key for ch in "äöüøåæœß"):
+        return words
+    alt = name_form(key.translate(_SPELLED), tclass).words
+    return alt if len(alt) == len(words) else words
 
 
 def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[str, ...]:

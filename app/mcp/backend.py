@@ -12,6 +12,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+import msgspec
+
+from app.access.principal import CURRENT_PRINCIPAL, Requirement, denial
 from app.client import ApiError, MnemoClient
 from app.curate.schemas.banks import Bank, BankPage, BankUpdate
 from app.curate.schemas.entities import EntityDetail, EntityPage
@@ -19,6 +22,7 @@ from app.curate.schemas.memories import Memory, MemoryFilter, MemoryPage, Memory
 from app.curate.schemas.reviews import ReviewDecision, ReviewFilter, ReviewOutcome, ReviewPage
 from app.errors import MnemoError
 from app.recall.schemas import RecallRequest, RecallResponse
+from app.reflect.schemas import ReflectRequest, ReflectResponse
 from app.retain.schemas import RetainItem, RetainResponse
 
 if TYPE_CHECKING:
@@ -40,6 +44,10 @@ class MemoryBackend(Protocol):
 
     async def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """Recall."""
+        ...
+
+    async def reflect(self, bank_id: str, request: ReflectRequest) -> ReflectResponse:
+        """An answer drawn from the bank, with the memories it cites."""
         ...
 
     async def list_banks(self, limit: int, offset: int) -> BankPage:
@@ -88,16 +96,40 @@ class MemoryBackend(Protocol):
 
 
 class ServiceBackend:
-    """The service's own runtime (the ``/mcp`` mount): the same calls as the HTTP handlers."""
+    """The service's own runtime (the ``/mcp`` mount): the same calls as the HTTP handlers.
+
+    The HTTP API checks keys per route; here each call checks the key of the MCP request
+    (``CURRENT_PRINCIPAL``) against its bank with the same rules: read for lookups and recall,
+    write for retain and edits, admin for creating banks. When keys are required and no key
+    holder is known, every call is refused (closed, not open, if the key were ever lost).
+    """
 
     def __init__(self, runtime: Callable[[], Runtime]) -> None:
         self._runtime = runtime
+
+    def _rt(self, need: Requirement) -> Runtime:
+        rt = self._runtime()
+        if not rt.settings.auth_required:
+            return rt
+        principal = CURRENT_PRINCIPAL.get()
+        if principal is None:
+            raise BackendError("401: an API key is required")
+        reason = denial(principal, need)
+        if reason is not None:
+            raise BackendError(f"403: {reason}")
+        return rt
+
+    def _read(self, bank_id: str) -> Runtime:
+        return self._rt(Requirement("bank_read", bank_id))
+
+    def _write(self, bank_id: str) -> Runtime:
+        return self._rt(Requirement("bank_write", bank_id))
 
     async def retain(self, bank_id: str, items: list[RetainItem]) -> RetainResponse:
         """Check, create the bank if new, retain, and tell subscribers."""
         from app.webhooks.rules import retain_completed
 
-        rt = self._runtime()
+        rt = self._write(bank_id)
         rt.retainer.check(items)
         await rt.banks.ensure(bank_id)
         response = await rt.retainer.retain(bank_id, items)
@@ -106,46 +138,58 @@ class ServiceBackend:
 
     async def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """Recall."""
-        return await self._runtime().recall.recall(bank_id, request)
+        return await self._read(bank_id).recall.recall(bank_id, request)
+
+    async def reflect(self, bank_id: str, request: ReflectRequest) -> ReflectResponse:
+        """Reflect (reads the bank, writes nothing)."""
+        return await self._runtime().reflect.reflect(bank_id, request)
 
     async def list_banks(self, limit: int, offset: int) -> BankPage:
-        """A page of banks."""
-        return await self._runtime().banks.page(limit=limit, offset=offset)
+        """A page of banks (a bank key sees its own banks only)."""
+        rt = self._rt(Requirement("any_key"))
+        principal = CURRENT_PRINCIPAL.get()
+        page = await rt.banks.page(limit=limit, offset=offset)
+        if not rt.settings.auth_required or principal is None or principal.admin:
+            return page
+        mine = [b for b in page.banks if principal.may_read(b.id)]
+        return msgspec.structs.replace(page, banks=mine, total=len(mine))
 
     async def put_bank(self, bank_id: str, update: BankUpdate) -> Bank:
-        """Create a bank or update the fields sent."""
-        bank, _ = await self._runtime().banks.put(bank_id, update)
+        """Create a bank or update the fields sent (an admin's job, as over HTTP)."""
+        bank, _ = await self._rt(Requirement("admin")).banks.put(bank_id, update)
         return bank
 
     async def list_memories(
         self, bank_id: str, where: MemoryFilter, limit: int, offset: int
     ) -> MemoryPage:
         """A page of memories."""
-        return await self._runtime().memories.page(bank_id, where, limit=limit, offset=offset)
+        return await self._read(bank_id).memories.page(bank_id, where, limit=limit, offset=offset)
 
     async def get_memory(self, bank_id: str, memory_id: str) -> Memory:
         """One memory."""
-        return await self._runtime().memories.get(bank_id, memory_id)
+        return await self._read(bank_id).memories.get(bank_id, memory_id)
 
     async def update_memory(self, bank_id: str, memory_id: str, update: MemoryUpdate) -> Memory:
         """Edit, invalidate or restore a memory."""
-        return await self._runtime().memories.update(bank_id, memory_id, update)
+        return await self._write(bank_id).memories.update(bank_id, memory_id, update)
 
     async def list_entities(
         self, bank_id: str, name: str | None, limit: int, offset: int
     ) -> EntityPage:
         """A page of entities."""
-        return await self._runtime().entities.page(bank_id, name=name, limit=limit, offset=offset)
+        return await self._read(bank_id).entities.page(
+            bank_id, name=name, limit=limit, offset=offset
+        )
 
     async def get_entity(self, bank_id: str, entity_id: str) -> EntityDetail:
         """One entity."""
-        return await self._runtime().entities.get(bank_id, entity_id)
+        return await self._read(bank_id).entities.get(bank_id, entity_id)
 
     async def list_reviews(
         self, bank_id: str, status: ReviewFilter, limit: int, offset: int
     ) -> ReviewPage:
         """A page of reviews."""
-        return await self._runtime().reviews.page(
+        return await self._read(bank_id).reviews.page(
             bank_id, status=status, limit=limit, offset=offset
         )
 
@@ -153,7 +197,7 @@ class ServiceBackend:
         self, bank_id: str, review_id: str, decision: ReviewDecision
     ) -> ReviewOutcome:
         """Decide a review."""
-        return await self._runtime().reviews.decide(bank_id, review_id, decision)
+        return await self._write(bank_id).reviews.decide(bank_id, review_id, decision)
 
 
 class HttpBackend:
@@ -175,6 +219,10 @@ class HttpBackend:
     async def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """Recall."""
         return await self._call(lambda: self._client.recall(bank_id, request))
+
+    async def reflect(self, bank_id: str, request: ReflectRequest) -> ReflectResponse:
+        """Reflect."""
+        return await self._call(lambda: self._client.reflect(bank_id, request))
 
     async def list_banks(self, limit: int, offset: int) -> BankPage:
         """A page of banks."""

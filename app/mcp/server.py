@@ -23,6 +23,7 @@ from app.curate.schemas.memories import Memory, MemoryFilter, MemoryUpdate
 from app.curate.schemas.reviews import ReviewDecision
 from app.mcp.backend import MemoryBackend, refusal
 from app.recall.schemas import RecallRequest
+from app.reflect.schemas import ReflectInclude, ReflectRequest
 from app.retain.schemas import RetainItem
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,8 @@ T = TypeVar("T")
 
 INSTRUCTIONS = """\
 Mnemo is your long-term memory. Call `recall` before answering anything that may depend on what
-you were told or did earlier (people, preferences, decisions, dates, projects). Call `retain`
+you were told or did earlier (people, preferences, decisions, dates, projects); `reflect` when you
+want a short answer drawn from memory, each statement citing the memory it rests on. Call `retain`
 when you learn something worth keeping after this conversation: state it as a self-contained
 sentence with names and dates, and give the time it happened as `timestamp` when you know it.
 Memories live in banks (one per user, agent or project). If a memory is wrong or outdated, find
@@ -66,6 +68,7 @@ class MemoryTools:
     NAMES = (
         "retain",
         "recall",
+        "reflect",
         "list_banks",
         "create_bank",
         "list_memories",
@@ -171,6 +174,57 @@ class MemoryTools:
                 }
                 for r in answer.results
             ]
+        }
+
+    async def reflect(
+        self,
+        query: str,
+        bank_id: str | None = None,
+        budget: Literal["low", "mid", "high"] = "mid",
+        context: str | None = None,
+        max_tokens: int = 4096,
+        tags: list[str] | None = None,
+        query_timestamp: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Answer a question from memory, with the memories the answer rests on.
+
+        Use it for questions that need a conclusion over several memories ("what does Dana
+        care about?", "when did the launch slip, and why?"). `budget` trades depth for time
+        (`low` reads the fewest memories, `high` the most). The answer is Markdown whose
+        statements cite memory ids in brackets; `memories` lists exactly those memories, and
+        `mental_models` the standing answers consulted. Without an LLM configured the answer
+        quotes the strongest memories with their dates rather than reasoning over them.
+        """
+        request = ReflectRequest(
+            query=query,
+            budget=budget,
+            context=context,
+            max_tokens=max_tokens,
+            tags=tags,
+            query_timestamp=query_timestamp,
+            include=ReflectInclude(facts={}),
+        )
+        answer = await self._guarded(self._backend.reflect(self._bank_of(bank_id), request))
+        based_on = answer.based_on
+        return {
+            "text": answer.text,
+            "memories": [
+                {
+                    "id": m.id,
+                    "text": m.text,
+                    "type": m.type,
+                    "occurred_start": _jsonable(m.occurred_start),
+                    "occurred_end": _jsonable(m.occurred_end),
+                    "mentioned_at": _jsonable(m.mentioned_at),
+                    "document_id": m.document_id,
+                    "tags": m.tags,
+                }
+                for m in (based_on.memories if based_on else [])
+            ],
+            "mental_models": [
+                {"id": mm.id, "name": mm.name, "text": mm.text}
+                for mm in (based_on.mental_models if based_on else [])
+            ],
         }
 
     async def list_banks(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:

@@ -24,6 +24,20 @@ class IncludeBudget(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
 
 
+# Hindsight's source-fact budgets, where -1 means unlimited.
+SourceFactsTokens = Annotated[int, msgspec.Meta(ge=-1, le=1_000_000)]
+
+
+class SourceFactsBudget(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``include.source_facts``: the facts behind observation results, within these budgets.
+
+    Tokens in all and per observation; -1 is unlimited.
+    """
+
+    max_tokens: SourceFactsTokens = DEFAULT_MAX_TOKENS
+    max_tokens_per_observation: SourceFactsTokens = -1
+
+
 class RecallInclude(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Optional parts of a recall answer (Hindsight's ``include``).
 
@@ -33,7 +47,7 @@ class RecallInclude(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
     entities: IncludeBudget | None = None
     chunks: IncludeBudget | None = None
-    source_facts: IncludeBudget | None = None
+    source_facts: SourceFactsBudget | None = None
 
 
 class MinScores(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -49,14 +63,16 @@ class RecallRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     """A question to the bank's memory.
 
     ``query`` is limited to ``MNEMO_MAX_QUERY_CHARS`` characters (2,000 by default).
-    ``types`` keeps only those fact types; ``tags`` + ``tags_match`` filter by tags (see
+    ``types`` keeps only those fact types (without it: world and experience facts, plus
+    observations when ``prefer_observations`` is set); ``tags`` + ``tags_match`` filter by tags (see
     ``app.domain.tags``); ``query_timestamp`` is "now" for relative time expressions in the
     query and for recency; ``temporal_window`` gives the event-time window directly instead of
     parsing one from the query; ``trace`` adds how each phase saw the query.
 
-    ``include``, ``prefer_observations``, ``tag_groups`` and ``min_scores`` are Hindsight's
-    keys: accepted so that its clients work unchanged; what Mnemo does not honour is named in
-    the answer's ``warnings``.
+    ``prefer_observations`` leaves out the facts a returned observation was consolidated from
+    (the observation carries their evidence); ``include.source_facts`` adds those facts to the
+    answer under ``source_facts``. ``tag_groups`` and ``min_scores`` are Hindsight's keys:
+    accepted so that its clients work unchanged, and named in the answer's ``warnings``.
     """
 
     query: str
@@ -83,12 +99,13 @@ class MentionedEntity(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RecallResult(msgspec.Struct, frozen=True, kw_only=True):
-    """One recalled fact.
+    """One recalled fact (or observation).
 
     ``entities`` names the entities the fact mentions (Hindsight's shape); ``mentions`` has
     each one's id, canonical name and the text the fact used. ``scores`` holds ``final`` (what
     the order follows) and the score of each channel that found the fact (cosine, BM25, graph,
-    temporal: each in its own scale).
+    temporal: each in its own scale). ``proof_count`` is 1 for a fact and an observation's
+    number of valid sources (``source_memory_ids``).
     """
 
     id: str
@@ -103,6 +120,8 @@ class RecallResult(msgspec.Struct, frozen=True, kw_only=True):
     metadata: dict[str, Any] | None
     tags: list[str]
     scores: dict[str, float]
+    proof_count: int = 1
+    source_memory_ids: list[str] | None = None
     chunk_id: str | None = None
     entities: list[str] = msgspec.field(default_factory=list)
 
@@ -147,12 +166,16 @@ class RecallChunk(msgspec.Struct, frozen=True, kw_only=True):
 class RecallResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The facts that fit ``max_tokens``, best first; their entities by id; the trace if asked.
 
-    ``chunks`` (by chunk id) is present when ``include.chunks`` asked for it; ``warnings`` names
-    request keys Mnemo accepted but does not honour.
+    ``chunks`` (by chunk id) is present when ``include.chunks`` asked for it, ``source_facts``
+    (by fact id: the facts behind the observation results, within their budget, and
+    ``source_facts_truncated`` when some did not fit) when ``include.source_facts`` did;
+    ``warnings`` names request keys Mnemo accepted but does not honour.
     """
 
     results: list[RecallResult]
     entities: dict[str, EntitySummary] = msgspec.field(default_factory=dict)
     trace: RecallTrace | None = None
     chunks: dict[str, RecallChunk] | None = None
+    source_facts: dict[str, RecallResult] | None = None
+    source_facts_truncated: bool | None = None
     warnings: list[str] = msgspec.field(default_factory=list)

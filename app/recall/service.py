@@ -28,10 +28,11 @@ from typing import Any
 
 import msgspec
 
-from app.domain.dates import as_utc, parse_query_window
+from app.domain.dates import DateOutOfRange, as_utc, parse_query_window
+from app.domain.facts import recall_types
 from app.errors import InvalidInput, MnemoError, Unavailable
 from app.recall.boosts import FactSignals, apply_boosts, diversify, is_question
-from app.recall.budget import estimate_tokens, fill_budget
+from app.recall.budget import BudgetFill, estimate_tokens, fill_budget
 from app.recall.candidates import (
     CHANNELS,
     Channel,
@@ -51,6 +52,7 @@ from app.recall.channels import (
 from app.recall.entities import NameIndexLookup
 from app.recall.fusion import apply_rerank, rrf
 from app.recall.graph_scoring import seed_strength
+from app.recall.observations import pick_source_facts, superseded
 from app.recall.ports import (
     BankGuard,
     EntityFinder,
@@ -70,6 +72,7 @@ from app.recall.schemas import (
     RecallRequest,
     RecallResponse,
     RecallResult,
+    SourceFactsBudget,
 )
 from app.recall.trace import BudgetTrace, ChannelStatus, ChannelTrace, RecallTrace
 from app.store.vectors import VectorStore
@@ -112,6 +115,8 @@ class _Fact(msgspec.Struct):
     entities: list[_FactEntity]
     # The chunk it was extracted from (source diversity); absent for facts without one.
     chunk_id: str | None = None
+    # An observation's valid sources (None for a fact).
+    source_ids: list[str] | None = None
 
 
 class _Outcome(msgspec.Struct, frozen=True):
@@ -221,8 +226,10 @@ class RecallService:
             bank_id=bank_id,
             text=text,
             now=now,
-            # An empty list of types or tags filters nothing, like no list at all.
-            fact_types=tuple(dict.fromkeys(request.types)) if request.types else None,
+            fact_types=recall_types(
+                request.types, prefer_observations=bool(request.prefer_observations)
+            ),
+            # An empty list of tags filters nothing, like no list at all.
             tags=tuple(dict.fromkeys(request.tags)) if request.tags else None,
             tags_match=request.tags_match,
             window=window,
@@ -277,6 +284,10 @@ class RecallService:
         clock.timings["boosts"] = clock.since(start)
         start = time.perf_counter()
         budget = fill_budget(boosted, lambda r: facts[r.id].text, request.max_tokens)
+        if request.prefer_observations:
+            budget, preferred = _prefer_observations(boosted, facts, request.max_tokens, budget)
+            if preferred:
+                notes.append(f"prefer_observations: {preferred} facts left to their observations")
         clock.timings["budget"] = clock.since(start)
 
         results = [_result(facts[r.id], r) for r in budget.kept]
@@ -303,7 +314,20 @@ class RecallService:
         chunks = None
         if request.include is not None and request.include.chunks is not None:
             chunks = await self._chunks(bank_id, results, request.include.chunks.max_tokens)
-        return RecallResponse(results=results, entities=entities, trace=trace, chunks=chunks)
+        source_facts: dict[str, RecallResult] | None = None
+        truncated: bool | None = None
+        if request.include is not None and request.include.source_facts is not None:
+            source_facts, truncated = await self._source_facts(
+                bank_id, results, facts, request.include.source_facts
+            )
+        return RecallResponse(
+            results=results,
+            entities=entities,
+            trace=trace,
+            chunks=chunks,
+            source_facts=source_facts,
+            source_facts_truncated=truncated,
+        )
 
     # -- channels ---------------------------------------------------------------------------
 
@@ -427,6 +451,34 @@ class RecallService:
             out[chunk.id] = chunk
             left -= cost
         return out
+
+    async def _source_facts(
+        self,
+        bank_id: str,
+        results: Sequence[RecallResult],
+        facts: Mapping[str, _Fact],
+        budget: SourceFactsBudget,
+    ) -> tuple[dict[str, RecallResult], bool]:
+        """The valid facts behind the observation results, within ``budget``.
+
+        See :func:`pick_source_facts`; each is shown as a result without scores.
+        """
+        observations = [(r.id, r.source_memory_ids or []) for r in results if r.source_memory_ids]
+        wanted = list(dict.fromkeys(s for _, ids in observations for s in ids))
+        if not wanted:
+            return {}, False
+        known = dict(facts)
+        missing = [s for s in wanted if s not in known]
+        if missing:
+            known.update(await self._hydrate(bank_id, missing))
+        observations = [(o, [s for s in ids if s in known]) for o, ids in observations]
+        pick = pick_source_facts(
+            observations,
+            lambda fact_id: estimate_tokens(known[fact_id].text),
+            max_tokens=budget.max_tokens,
+            max_tokens_per_observation=budget.max_tokens_per_observation,
+        )
+        return {i: _result(known[i], None) for i in pick.ids}, pick.truncated
 
     async def _rerank(
         self, text: str, fused: Sequence[FusedResult], facts: Mapping[str, _Fact]
@@ -596,6 +648,8 @@ def _parse_window(text: str, now: datetime, notes: list[str]) -> TimeWindow | No
     """The window a time expression in the query names, resolved against ``now``."""
     try:
         found = parse_query_window(text, now)
+    except DateOutOfRange:
+        raise
     except Exception as exc:  # a parser bug must cost the temporal channel, not the request
         log.warning("could not parse a time window from the query", exc_info=exc)
         notes.append(f"time expression not parsed ({type(exc).__name__})")
@@ -654,7 +708,30 @@ def _metadata(raw: str | None) -> dict[str, Any] | None:
     return decoded if isinstance(decoded, dict) else {"value": decoded}
 
 
-def _result(fact: _Fact, fused: FusedResult) -> RecallResult:
+def _prefer_observations(
+    ranked: Sequence[FusedResult],
+    facts: Mapping[str, _Fact],
+    max_tokens: int,
+    budget: BudgetFill[FusedResult],
+) -> tuple[BudgetFill[FusedResult], int]:
+    """Leave out the kept facts a kept observation was consolidated from, and refill the budget.
+
+    Refilling can only keep more (the budget stops at its first misfit, so leaving results out
+    keeps every earlier one); it ends when no kept fact is superseded. Returns the new fill and
+    how many facts were left out.
+    """
+    sources = {i: f.source_ids for i, f in facts.items() if f.source_ids}
+    if not sources:
+        return budget, 0
+    left_out: set[str] = set()
+    while found := superseded([r.id for r in budget.kept], sources):
+        left_out |= found
+        rest = [r for r in ranked if r.id not in left_out]
+        budget = fill_budget(rest, lambda r: facts[r.id].text, max_tokens)
+    return budget, len(left_out)
+
+
+def _result(fact: _Fact, fused: FusedResult | None) -> RecallResult:
     return RecallResult(
         id=fact.id,
         text=fact.text,
@@ -671,7 +748,9 @@ def _result(fact: _Fact, fused: FusedResult) -> RecallResult:
         document_id=fact.document_id,
         metadata=_metadata(fact.metadata_json),
         tags=fact.tags,
-        scores=fused.scores(),
+        scores=fused.scores() if fused is not None else {},
+        proof_count=max(1, fact.proof_count),
+        source_memory_ids=sorted(fact.source_ids) if fact.source_ids is not None else None,
     )
 
 

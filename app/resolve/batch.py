@@ -10,7 +10,7 @@ nothing more merges.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 
@@ -18,10 +18,11 @@ import msgspec
 
 from app.domain.names import index_keys, name_form, name_key, type_class
 from app.resolve.decide import resolve_fact
+from app.resolve.evidence import ContextRef
 from app.resolve.guards import type_conflict
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
 from app.resolve.reconsider import may_merge, reconsider
-from app.resolve.scoring import ResolutionPolicy, name_relation
+from app.resolve.scoring import ResolutionPolicy, hub_degree, name_relation, neighbour_weight
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
@@ -38,14 +39,19 @@ class FactInput(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def names_to_load(facts: Sequence[FactInput]) -> list[tuple[str, str | None]]:
-    """Every (name key, type) a batch will look up: its mentions and their stated aliases."""
+    """Every (name key, type) a batch will look up: its mentions and their stated aliases.
+
+    A guessed type (``Mention.type_guessed``) is looked up as no type: it must not keep the
+    entities of other types out of sight, since it cannot rule them out either.
+    """
     out: dict[tuple[str, str | None], None] = {}
     for fact in facts:
         for mention in fact.mentions:
+            kind = None if mention.type_guessed else mention.type
             for text in (mention.text, *mention.aliases):
                 key = name_key(text)
                 if key:
-                    out[(key, mention.type)] = None
+                    out[(key, kind)] = None
     return list(out)
 
 
@@ -82,24 +88,37 @@ def could_merge(
     return False
 
 
-def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
-    """Resolve one fact's mentions; returns the entity id per mention ("" for an empty name)."""
-    candidates, expand = _candidates(ws, fact.mentions)
+def resolve_one(
+    ws: WorkingSet, fact: FactInput, fixed: Mapping[int, str] | None = None
+) -> list[str]:
+    """Resolve one fact's mentions; returns the entity id per mention ("" for an empty name).
+
+    ``fixed``: mentions (by index) whose entity is given and not decided here (a settle
+    replaying a fact keeps the mentions of entities outside its block where they are); they
+    count as context for the others and co-occur with them.
+    """
+    fixed = dict(fixed or {})
+    free = [i for i in range(len(fact.mentions)) if i not in fixed]
+    mentions = tuple(fact.mentions[i] for i in free)
+    candidates, expand = _candidates(ws, mentions, frozenset(fixed.values()))
     decisions = resolve_fact(
         FactMentions(
-            mentions=fact.mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
+            mentions=mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
         ),
         candidates,
         ws.policy,
         expand=expand,
+        fixed=tuple(_fixed_ref(ws, eid) for eid in sorted(set(fixed.values()))),
     )
     assigned = [""] * len(fact.mentions)
+    for i, eid in fixed.items():
+        assigned[i] = eid
     for group in decisions:
         decision = group.decision
+        first = mentions[group.mentions[0]]
         if isinstance(decision, Merge):
             eid = decision.entity_id
         else:
-            first = fact.mentions[group.mentions[0]]
             eid = ws.create(first.text, first.type, fact.at, is_label=first.is_label)
             if isinstance(decision, CreateAndReview):
                 ws.review(
@@ -110,7 +129,7 @@ def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
                         evidence=decision.evidence,
                     )
                 )
-        texts = _texts_by_key(fact, group.mentions)
+        texts = _texts_by_key(mentions, group.mentions)
         for key in group.names:
             ws.add_name(
                 eid,
@@ -120,16 +139,22 @@ def resolve_one(ws: WorkingSet, fact: FactInput) -> list[str]:
                 memory_id=fact.memory_id,
                 at=fact.at,
             )
-        ws.touch(eid, fact.at)
+        ws.touch(eid, fact.at, first.type)
+        ws.qualify(eid, group.qualifiers)
         for i in group.mentions:
-            assigned[i] = eid
-    touched = sorted({a for a in assigned if a})
-    ws.cooccur(touched)
+            assigned[free[i]] = eid
+    ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
     # resolved to is not re-evaluated (fuzzily) on its account.
-    resolving = sorted({a for a, m in zip(assigned, fact.mentions, strict=True) if a and m.resolve})
+    resolving = sorted({assigned[i] for i in free if assigned[i] and fact.mentions[i].resolve})
     reconsider_touched(ws, resolving, fact.at)
     return [ws.final(a) if a else "" for a in assigned]
+
+
+def _fixed_ref(ws: WorkingSet, eid: str) -> ContextRef:
+    """A fixed mention's entity as context: its id, weighed by its degree."""
+    weight = neighbour_weight(ws.degree_of(eid), ws.policy, hub_degree(ws.bank_entities, ws.policy))
+    return ContextRef((eid,), (weight,), ws.series_of(eid))
 
 
 def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> None:
@@ -184,12 +209,13 @@ def _mergeable_others(ws: WorkingSet, eid: str) -> tuple[str, ...]:
 
 
 def _candidates(
-    ws: WorkingSet, mentions: Sequence[Mention]
+    ws: WorkingSet, mentions: Sequence[Mention], fixed: frozenset[str] = frozenset()
 ) -> tuple[list[tuple[Candidate, ...]], Callable[[str], Candidate]]:
     """Per mention, its candidates (and its aliases'), without neighbours.
 
     Also returns how to build a candidate with the neighbours the fact needs
-    (``decide.resolve_fact``'s ``expand``).
+    (``decide.resolve_fact``'s ``expand``): those among the fact's candidates and ``fixed``
+    entities (context that is not being decided).
     """
     ids_per_mention: list[list[str]] = []
     for mention in mentions:
@@ -199,7 +225,7 @@ def _candidates(
             if key:
                 ids.extend(i for i in ws.lookup(key, mention.type) if i not in ids)
         ids_per_mention.append(ids)
-    focus = frozenset(i for ids in ids_per_mention for i in ids)
+    focus = frozenset(i for ids in ids_per_mention for i in ids) | fixed
     series = frozenset(s for m in mentions if (s := index_keys(name_key(m.text), m.type).series))
     return (
         [tuple(ws.bare_candidate(i) for i in ids) for ids in ids_per_mention],
@@ -207,11 +233,11 @@ def _candidates(
     )
 
 
-def _texts_by_key(fact: FactInput, indexes: Sequence[int]) -> dict[str, str]:
+def _texts_by_key(mentions: Sequence[Mention], indexes: Sequence[int]) -> dict[str, str]:
     """Surface text of each name key of a group (as first written in the fact)."""
     out: dict[str, str] = {}
     for i in indexes:
-        mention = fact.mentions[i]
+        mention = mentions[i]
         for text in (mention.text, *mention.aliases):
             out.setdefault(name_key(text), text)
     return out

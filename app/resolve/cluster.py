@@ -59,8 +59,7 @@ def cluster_names(
         partners[i].add(j)
         partners[j].add(i)
     ambiguous = {
-        i for i, ps in partners.items()
-        if any(conflicts[a][b] for a in ps for b in ps if a < b)
+        i for i, ps in partners.items() if any(conflicts[a][b] for a in ps for b in ps if a < b)
     }
     group_of = list(range(n))
     members: dict[int, list[int]] = {i: [i] for i in range(n)}

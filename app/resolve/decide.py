@@ -43,6 +43,7 @@ from app.resolve.model import (
     Mention,
     Merge,
 )
+from app.resolve.qualifiers import Qualifier, qualifiers_in
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
@@ -59,6 +60,10 @@ class _Group(msgspec.Struct, frozen=True):
     # Rules 2-4 of the group's names against each view, by id: the group is decided once per
     # commit of another group, with new context each time but the same names.
     screen: NameScreen = msgspec.field(default_factory=dict)
+    # What the text states next to the group's names.
+    qualifiers: tuple[Qualifier, ...] = ()
+    # Every typed mention of the group has a guessed type (NER): no type guard.
+    type_guessed: bool = False
 
 
 def resolve_fact(
@@ -67,6 +72,7 @@ def resolve_fact(
     policy: ResolutionPolicy = DEFAULT_POLICY,
     *,
     expand: Callable[[str], Candidate] | None = None,
+    fixed: Sequence[ContextRef] = (),
 ) -> tuple[GroupDecision, ...]:
     """Decide every mention of one fact; one ``GroupDecision`` per group, in mention order.
 
@@ -79,6 +85,8 @@ def resolve_fact(
     returns the candidate as described above, and is called only for those whose names pass
     the pair rules for a group (most index hits share a word and nothing more; building
     neighbour lists for them is most of the cost of a fact).
+    ``fixed``: entities the fact names that are not being decided (a settle replays a fact
+    whose other mentions stay where they are): context for every group.
     Mentions with an empty key are left out of every group. Deterministic: the same input
     gives the same output, whatever the order of the candidates.
     """
@@ -101,7 +109,7 @@ def resolve_fact(
         for gi, group in enumerate(groups):
             if gi in decided:
                 continue
-            inputs = ([r for hi, r in enumerate(refs) if hi != gi], taken & own_ids[gi])
+            inputs = ([*(r for hi, r in enumerate(refs) if hi != gi), *fixed], taken & own_ids[gi])
             previous = last.get(gi)
             if previous is not None and previous[0] == inputs:
                 decision = previous[1]
@@ -127,14 +135,19 @@ def resolve_fact(
             names=tuple(dict.fromkeys(f.key for f in g.forms)),
             stated_names=tuple(sorted(g.stated)),
             decision=decided[gi],
+            qualifiers=g.qualifiers,
         )
         for gi, g in enumerate(groups)
     )
 
 
-def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
-            policy: ResolutionPolicy, hub: float,
-            expand: Callable[[str], Candidate] | None) -> list[_Group]:
+def _groups(
+    fact: FactMentions,
+    candidates: Sequence[Sequence[Candidate]],
+    policy: ResolutionPolicy,
+    hub: float,
+    expand: Callable[[str], Candidate] | None,
+) -> list[_Group]:
     mentions = fact.mentions
     keys = [name_key(m.text) for m in mentions]
     live = [i for i, k in enumerate(keys) if k]
@@ -144,6 +157,9 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
     kinds = [(mentions[i].is_label, mentions[i].resolve) for i in live]
     stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
     clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
+    said = qualifiers_in(
+        fact.content, [mentions[i].text for i in live], [mentions[i].type for i in live]
+    )
     groups: list[_Group] = []
     for cluster in _split_kinds(clusters, kinds):
         idx = tuple(live[c] for c in cluster)
@@ -169,6 +185,8 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
             is_label=mentions[idx[0]].is_label,
             exact_only=not mentions[idx[0]].resolve,
             views=tuple(seen.values()),
+            qualifiers=tuple(sorted({q for c in cluster for q in said[c]})),
+            type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
         )
         names_only = _subject(group, fact.at, (), frozenset(), hub)
         screen = screen_names(names_only, group.views)
@@ -178,7 +196,8 @@ def _groups(fact: FactMentions, candidates: Sequence[Sequence[Candidate]],
             # a name relation (``evidence.score_candidate``); any other is rejected on names.
             views = tuple(
                 view(expand(v.candidate.entity_id), policy, hub)
-                if may_relate(names_only, v, policy, screen) else v
+                if may_relate(names_only, v, policy, screen)
+                else v
                 for v in views
             )
         groups.append(msgspec.structs.replace(group, views=views, screen=screen))
@@ -211,8 +230,10 @@ def _supplied_aliases(mention: Mention, own: NameForm) -> list[NameForm]:
     return out
 
 
-def _split_kinds(clusters: list[tuple[int, ...]], kinds: list[tuple[bool, bool]],
-                 ) -> list[tuple[int, ...]]:
+def _split_kinds(
+    clusters: list[tuple[int, ...]],
+    kinds: list[tuple[bool, bool]],
+) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = []
     for cluster in clusters:
         by_kind: dict[tuple[bool, bool], list[int]] = {}
@@ -222,12 +243,27 @@ def _split_kinds(clusters: list[tuple[int, ...]], kinds: list[tuple[bool, bool]]
     return sorted(out)
 
 
-def _subject(group: _Group, at: datetime, context: tuple[ContextRef, ...],
-             exclude: frozenset[str], hub: float) -> Subject:
+def _subject(
+    group: _Group,
+    at: datetime,
+    context: tuple[ContextRef, ...],
+    exclude: frozenset[str],
+    hub: float,
+) -> Subject:
     return Subject(
-        names=group.forms, stated=group.stated, type_class=group.type_class, first=at, last=at,
-        context=context, context_mass=sum(r.mass for r in context), exclude=exclude,
-        is_label=group.is_label, exact_only=group.exact_only, hub=hub,
+        names=group.forms,
+        stated=group.stated,
+        type_class=group.type_class,
+        first=at,
+        last=at,
+        context=context,
+        context_mass=sum(r.mass for r in context),
+        exclude=exclude,
+        is_label=group.is_label,
+        exact_only=group.exact_only,
+        hub=hub,
+        qualifiers=group.qualifiers,
+        type_guessed=group.type_guessed,
     )
 
 
@@ -235,8 +271,12 @@ def _series(group: _Group) -> str:
     return next((f.series for f in group.forms if f.series), "")
 
 
-def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float,
-               ) -> ContextRef:
+def _plausible(
+    group: _Group,
+    at: datetime,
+    policy: ResolutionPolicy,
+    hub: float,
+) -> ContextRef:
     """The entities a group may turn out to be, as a context reference for the others.
 
     A group with no plausible entity (a new name) still carries its series key, so that
@@ -253,8 +293,14 @@ def _plausible(group: _Group, at: datetime, policy: ResolutionPolicy, hub: float
     return ContextRef(tuple(ids), tuple(weights), _series(group))
 
 
-def _decide_group(group: _Group, refs: Sequence[ContextRef], taken: frozenset[str],
-                  at: datetime, policy: ResolutionPolicy, hub: float) -> Decision:
+def _decide_group(
+    group: _Group,
+    refs: Sequence[ContextRef],
+    taken: frozenset[str],
+    at: datetime,
+    policy: ResolutionPolicy,
+    hub: float,
+) -> Decision:
     """One group's decision with the other groups as context; ``taken``: entities they took."""
     subject = _subject(group, at, tuple(refs), taken, hub)
     views = {v.candidate.entity_id: v for v in group.views}
@@ -262,8 +308,9 @@ def _decide_group(group: _Group, refs: Sequence[ContextRef], taken: frozenset[st
     return classify(subject, ranked, rejected, views, policy)
 
 
-def _committed_ref(group: _Group, chosen: str, plausible: ContextRef,
-                   policy: ResolutionPolicy, hub: float) -> ContextRef:
+def _committed_ref(
+    group: _Group, chosen: str, plausible: ContextRef, policy: ResolutionPolicy, hub: float
+) -> ContextRef:
     """Context reference of a group merged into ``chosen``.
 
     The chosen entity, plus the group's other plausible entities that are not its namesakes:
@@ -288,5 +335,3 @@ def _confidence(decision: Decision, gi: int) -> tuple[int, float, int]:
     if isinstance(decision, CreateAndReview):
         return (1, decision.evidence[0].score, -gi)
     return (0, 0.0, -gi)
-
-

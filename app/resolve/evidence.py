@@ -35,6 +35,9 @@ from app.resolve.model import (
     Rejection,
     SubjectSummary,
 )
+from app.resolve.qualifiers import Qualifier
+from app.resolve.qualifiers import conflict as qualifier_conflict
+from app.resolve.qualifiers import shared as shared_qualifiers
 from app.resolve.scoring import (
     DEFAULT_POLICY,
     ResolutionPolicy,
@@ -85,6 +88,11 @@ class Subject(msgspec.Struct, frozen=True, kw_only=True):
     # For an entity subject: when the evidence that triggered re-evaluation arrived (the time
     # of the fact that changed it), or None.
     changed_at: datetime | None = None
+    # What the text stated next to the subject's names (``qualifiers``).
+    qualifiers: tuple[Qualifier, ...] = ()
+    # The subject's type is a local model's guess (NER): evidence, not a guard. spaCy calls
+    # one name a person in one sentence and an organisation in the next.
+    type_guessed: bool = False
 
 
 class CandidateView(msgspec.Struct, frozen=True):
@@ -103,12 +111,14 @@ class CandidateView(msgspec.Struct, frozen=True):
     mass: float
 
 
-def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
-         hub: float = math.inf) -> CandidateView:
+def view(
+    candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY, hub: float = math.inf
+) -> CandidateView:
     """Derive the forms and neighbour map of a candidate."""
     tclass = type_class(candidate.type)
-    keys = tuple(dict.fromkeys(k for k in (*candidate.names, name_key(candidate.canonical_name))
-                               if k))
+    keys = tuple(
+        dict.fromkeys(k for k in (*candidate.names, name_key(candidate.canonical_name)) if k)
+    )
     forms = tuple(name_form(k, tclass) for k in keys)
     stated = frozenset(candidate.stated_names)
     neighbours = {n.entity_id: n.degree for n in candidate.neighbours}
@@ -127,8 +137,9 @@ def view(candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
         stated=stated,
         neighbours=neighbours,
         series={k: tuple(v) for k, v in series.items()},
-        recurring=frozenset(n.entity_id for n in candidate.neighbours
-                            if n.count >= 2 and n.degree < hub),
+        recurring=frozenset(
+            n.entity_id for n in candidate.neighbours if n.count >= 2 and n.degree < hub
+        ),
         mass=mass,
     )
 
@@ -147,8 +158,9 @@ class ViewCache:
     def __init__(self) -> None:
         self._views: dict[str, tuple[Candidate, ResolutionPolicy, float, CandidateView]] = {}
 
-    def view(self, candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
-             hub: float = math.inf) -> CandidateView:
+    def view(
+        self, candidate: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY, hub: float = math.inf
+    ) -> CandidateView:
         """``view(candidate, policy, hub)``, derived once per candidate object."""
         held = self._views.get(candidate.entity_id)
         if held is not None and held[0] is candidate and held[1] is policy and held[2] == hub:
@@ -162,8 +174,11 @@ NameScreen = Mapping[str, Rejection | None]
 """Rules 2-4 of one subject against its candidates, by candidate id (``screen_names``)."""
 
 
-def admit(subject: Subject, cand: CandidateView, screen: NameScreen | None = None,
-          ) -> Rejection | None:
+def admit(
+    subject: Subject,
+    cand: CandidateView,
+    screen: NameScreen | None = None,
+) -> Rejection | None:
     """Rules 1-4 for a non-label pair: the reason a candidate is ruled out, or None.
 
     ``screen``: rules 2-4 already applied to this subject's names (``screen_names``).
@@ -188,18 +203,22 @@ def screen_names(subject: Subject, views: Iterable[CandidateView]) -> dict[str, 
 def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
     """Rules 2-4 (types, exact-only, name guards) for a non-label pair; None: they pass."""
     c = cand.candidate
-    reason = type_conflict(subject.type_class, cand.type_class)
+    reason = None if subject.type_guessed else type_conflict(subject.type_class, cand.type_class)
     if reason is not None:
         return Rejection(c.entity_id, reason)
     keys = {f.key for f in cand.forms}
     if subject.exact_only and not any(f.key in keys for f in subject.names):
         return Rejection(c.entity_id, "resolve_entities is false: exact name only")
-    reason = _names_conflict(subject, cand)
+    reason = _names_conflict(subject, cand) or qualifier_conflict(subject.qualifiers, c.qualifiers)
     return None if reason is None else Rejection(c.entity_id, reason)
 
 
-def may_relate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
-               screen: NameScreen | None = None) -> bool:
+def may_relate(
+    subject: Subject,
+    cand: CandidateView,
+    policy: ResolutionPolicy,
+    screen: NameScreen | None = None,
+) -> bool:
     """Whether ``score_candidate`` could return evidence for a non-label pair.
 
     Rules 1-4 and a name relation, which read names, types and exclusions only: a candidate
@@ -209,13 +228,19 @@ def may_relate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
         return False  # labels match by key alone (``_label_match``), never by neighbours
     if admit(subject, cand, screen) is not None:
         return False
-    return (best_name(subject, cand.maximal, policy)
-            or best_name(subject, cand.forms, policy)) is not None
+    return (
+        best_name(subject, cand.maximal, policy) or best_name(subject, cand.forms, policy)
+    ) is not None
 
 
-def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
-                    unique_holder: bool = False, screen: NameScreen | None = None,
-                    ) -> Evidence | Rejection:
+def score_candidate(
+    subject: Subject,
+    cand: CandidateView,
+    policy: ResolutionPolicy,
+    *,
+    unique_holder: bool = False,
+    screen: NameScreen | None = None,
+) -> Evidence | Rejection:
     """Evidence for one candidate (rule 5), or the reason it is ruled out (rules 1-4).
 
     ``unique_holder``: no two admitted candidates are namesakes of each other, so a bare
@@ -228,26 +253,65 @@ def score_candidate(subject: Subject, cand: CandidateView, policy: ResolutionPol
     if rejection is not None:
         return rejection
     c = cand.candidate
-    match = (best_name(subject, cand.maximal, policy, unique_holder)
-             or best_name(subject, cand.forms, policy, unique_holder))
+    match = best_name(subject, cand.maximal, policy, unique_holder) or best_name(
+        subject, cand.forms, policy, unique_holder
+    )
     if match is None:
         return Rejection(c.entity_id, "no name relation")
     shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
     context = context_overlap(shared_mass, subject.context_mass, cand.mass, policy)
+    if shared_qualifiers(subject.qualifiers, c.qualifiers):
+        # "Sofia from Harrow" for the Sofia known from Harrow: said outright, full context.
+        context = max(context, policy.qualifier_support)
+    established = False
     if subject.is_entity:
         rec, fam = _pair_salience(subject, cand, policy, bare_name=match.kind == "given_name")
+        established = _established_apart(subject, cand)
     else:
         rec = recency(subject.first, subject.last, c.first_seen, c.last_seen, policy)
         fam = familiarity(c.mention_count, policy, bare_name=match.kind == "given_name")
-    score = combine(match.score, context, max(rec, fam), policy)
+    salience = max(rec, fam)
+    if match.kind in FULL_NAME_KINDS and not established:
+        # The same full name, of a compatible type, with nothing against it (no guard, no
+        # conflicting qualifier, no company of its own elsewhere): time apart is no evidence
+        # of two things, so it joins however long ago the name was last seen.
+        salience = max(salience, policy.full_name_salience)
+    elif match.kind == "given_name" and unique_holder and not subject.is_entity:
+        # A bare name ("Tomas", "Dr. Weber") that only this entity in sight can be: the
+        # same holds, and there is no one else it could be. Two holders keep it flat
+        # (``unique_holder`` false), which is where no guess under ambiguity takes over.
+        salience = max(salience, policy.sole_holder_salience)
+    elif (
+        match.kind == "contained"
+        and unique_holder
+        and not subject.is_entity
+        and not {"person", "place"} & {subject.type_class, cand.type_class}
+    ):
+        # A short form of a thing's name ("Excel" of "Microsoft Excel", "Brightwater" of
+        # "Brightwater Logistics") that only this entity in sight can be: what a bare given
+        # name is to a person, scored alike (guards on numbers, versions and types passed).
+        # Not for places: a place named inside another's name is a part of it or a venue in
+        # it ("Town Hall Seattle", "Kelso depot"), not a short form.
+        match = msgspec.structs.replace(match, score=max(match.score, policy.given_name))
+        salience = max(salience, policy.sole_holder_salience)
+    score = combine(match.score, context, salience, policy)
     return Evidence(
-        entity_id=c.entity_id, name=match, context=round(context, 4), shared=shared_ids,
-        siblings=sibling_ids, recency=round(rec, 4), familiarity=round(fam, 4), score=score,
+        entity_id=c.entity_id,
+        name=match,
+        context=round(context, 4),
+        shared=shared_ids,
+        siblings=sibling_ids,
+        recency=round(rec, 4),
+        familiarity=round(fam, 4),
+        score=score,
     )
 
 
-def _label_match(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
-                 ) -> Evidence | Rejection:
+def _label_match(
+    subject: Subject,
+    cand: CandidateView,
+    policy: ResolutionPolicy,
+) -> Evidence | Rejection:
     c = cand.candidate
     keys = {f.key for f in cand.forms}
     hit = next((f.key for f in subject.names if f.key in keys), None)
@@ -257,8 +321,15 @@ def _label_match(subject: Subject, cand: CandidateView, policy: ResolutionPolicy
     if reason is not None:
         return Rejection(c.entity_id, reason)
     match = NameMatch(kind="exact", score=policy.exact_name, subject_name=hit, candidate_name=hit)
-    return Evidence(entity_id=c.entity_id, name=match, context=0.0, shared=(), recency=0.0,
-                    familiarity=0.0, score=1.0)
+    return Evidence(
+        entity_id=c.entity_id,
+        name=match,
+        context=0.0,
+        shared=(),
+        recency=0.0,
+        familiarity=0.0,
+        score=1.0,
+    )
 
 
 def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
@@ -272,8 +343,9 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
 
 
-def _maximal_conflict(maximal: Iterable[NameForm], stated: frozenset[str],
-                      cand: CandidateView) -> str | None:
+def _maximal_conflict(
+    maximal: Iterable[NameForm], stated: frozenset[str], cand: CandidateView
+) -> str | None:
     """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
     ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
@@ -286,8 +358,12 @@ def _maximal_conflict(maximal: Iterable[NameForm], stated: frozenset[str],
     return None
 
 
-def best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPolicy,
-              unique_holder: bool = False) -> NameMatch | None:
+def best_name(
+    subject: Subject,
+    forms: Iterable[NameForm],
+    policy: ResolutionPolicy,
+    unique_holder: bool = False,
+) -> NameMatch | None:
     """The highest-scoring relation between a subject's names and ``forms`` (None: none)."""
     best: NameMatch | None = None
     for s in subject.names:
@@ -298,8 +374,11 @@ def best_name(subject: Subject, forms: Iterable[NameForm], policy: ResolutionPol
     return best
 
 
-def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
-            ) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+def _shared(
+    subject: Subject,
+    cand: CandidateView,
+    policy: ResolutionPolicy,
+) -> tuple[tuple[str, ...], tuple[str, ...], float]:
     """Shared context mass, with the shared ids and the sibling ids that produced it.
 
     Per context reference: the largest weight among its ids that the candidate neighbours;
@@ -320,8 +399,11 @@ def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
                 mass += ref.weights[0]
                 continue
         else:
-            hits = [(i, w) for i, w in zip(ref.ids, ref.weights, strict=True)
-                    if i != own and i in neighbours]
+            hits = [
+                (i, w)
+                for i, w in zip(ref.ids, ref.weights, strict=True)
+                if i != own and i in neighbours
+            ]
             if hits:
                 ids.extend(i for i, _ in hits)
                 mass += max(w for _, w in hits)
@@ -336,8 +418,23 @@ def _shared(subject: Subject, cand: CandidateView, policy: ResolutionPolicy,
     return tuple(sorted(set(ids))), tuple(sorted(set(siblings))), mass
 
 
-def _pair_salience(subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *,
-                   bare_name: bool) -> tuple[float, float]:
+# Name relations that repeat a whole name (up to case, accents, punctuation, titles, legal
+# form): an entity so named is that entity unless something speaks against it.
+FULL_NAME_KINDS = frozenset({"exact", "same_form"})
+
+
+def _established_apart(subject: Subject, cand: CandidateView) -> bool:
+    """Whether the smaller of two entities has recurring company the larger one lacks."""
+    c = cand.candidate
+    if subject.mention_count <= c.mention_count:
+        return any(n not in cand.neighbours for n in subject.recurring)
+    mine = {ref.ids[0] for ref in subject.context if ref.ids}
+    return any(n not in mine for n in cand.recurring)
+
+
+def _pair_salience(
+    subject: Subject, cand: CandidateView, policy: ResolutionPolicy, *, bare_name: bool
+) -> tuple[float, float]:
     """Recency and familiarity between two stored entities, as (recency, familiarity).
 
     A fragment (an entity kept apart earlier) is judged as its mentions would be today: by
@@ -365,17 +462,24 @@ def _pair_salience(subject: Subject, cand: CandidateView, policy: ResolutionPoli
     return recency(at, at, c.first_seen, c.last_seen, policy), fam
 
 
-def rank(subject: Subject, candidates: Iterable[CandidateView], policy: ResolutionPolicy,
-         screen: NameScreen | None = None) -> tuple[list[Evidence], list[Rejection]]:
+def rank(
+    subject: Subject,
+    candidates: Iterable[CandidateView],
+    policy: ResolutionPolicy,
+    screen: NameScreen | None = None,
+) -> tuple[list[Evidence], list[Rejection]]:
     """Score every candidate; evidence best first (score, then name, then id), and rejections.
 
     ``screen``: rules 2-4 already applied to every candidate (``screen_names``).
     """
     views = list(candidates)
-    admitted = [v for v in views if not (subject.is_label or v.candidate.is_label)
-                and admit(subject, v, screen) is None]
+    admitted = [
+        v
+        for v in views
+        if not (subject.is_label or v.candidate.is_label) and admit(subject, v, screen) is None
+    ]
     unique = not any(
-        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1:]
+        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1 :]
     )
     ranked: list[Evidence] = []
     rejected: list[Rejection] = []
@@ -393,8 +497,9 @@ def _is_tie(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
     return round(best.score - rival.score, policy.score_decimals) < policy.tie_margin
 
 
-def rivals(ranked: Sequence[Evidence], views: Mapping[str, CandidateView],
-            policy: ResolutionPolicy) -> list[Evidence]:
+def rivals(
+    ranked: Sequence[Evidence], views: Mapping[str, CandidateView], policy: ResolutionPolicy
+) -> list[Evidence]:
     """Candidates within the tie margin of the best that are namesakes of it or of each other.
 
     Near-equal candidates whose names are compatible may be one entity stored twice (an
@@ -407,7 +512,7 @@ def rivals(ranked: Sequence[Evidence], views: Mapping[str, CandidateView],
         return []
     group = [ranked[0], *close]
     for i, a in enumerate(group):
-        for b in group[i + 1:]:
+        for b in group[i + 1 :]:
             if views_conflict(views[a.entity_id], views[b.entity_id]):
                 return close
     return []
@@ -420,11 +525,17 @@ def views_conflict(a: CandidateView, b: CandidateView) -> bool:
     if b.candidate.entity_id in a.candidate.decided_apart:
         return True
     return _maximal_conflict(a.maximal, a.stated, b) is not None or bool(
-        type_conflict(a.type_class, b.type_class))
+        type_conflict(a.type_class, b.type_class)
+    )
 
 
-def classify(subject: Subject, ranked: Sequence[Evidence], rejected: Sequence[Rejection],
-             views: Mapping[str, CandidateView], policy: ResolutionPolicy) -> Decision:
+def classify(
+    subject: Subject,
+    ranked: Sequence[Evidence],
+    rejected: Sequence[Rejection],
+    views: Mapping[str, CandidateView],
+    policy: ResolutionPolicy,
+) -> Decision:
     """Rule 6: turn ranked evidence into merge / create / create-and-review.
 
     An exact-only subject (``resolve_entities: false``) merges into its exact match whatever
@@ -437,11 +548,13 @@ def classify(subject: Subject, ranked: Sequence[Evidence], rejected: Sequence[Re
     if best.score >= policy.merge_threshold or subject.exact_only:
         if not close:
             return Merge(entity_id=best.entity_id, score=best.score, evidence=best)
-        return CreateAndReview(reason="namesake tie", subject=_summary(subject),
-                               evidence=(best, *close))
+        return CreateAndReview(
+            reason="namesake tie", subject=_summary(subject), evidence=(best, *close)
+        )
     if best.score >= policy.review_threshold:
-        return CreateAndReview(reason="grey zone", subject=_summary(subject),
-                               evidence=(best, *close))
+        return CreateAndReview(
+            reason="grey zone", subject=_summary(subject), evidence=(best, *close)
+        )
     return Create(reason="below review threshold", rejected=tuple(rejected))
 
 

@@ -26,9 +26,12 @@ import msgspec
 from app.domain.banks import BankConfig
 from app.domain.names import fold, index_keys, name_key
 from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
+from app.resolve.entity_types import settled_type
+from app.resolve.memory_bank import BLOCK_HOPS, COMPANY_HOPS, MAX_BLOCK_ENTITIES, is_anchor
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, ResolvedMention
-from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
+from app.resolve.settle_store import SettleOutcome, annotate_mentions, settle_block
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
@@ -74,9 +77,9 @@ class _EntityRow(msgspec.Struct):
     decided_apart: list[str]
 
 
-class _LookupRow(msgspec.Struct):
-    i: int
-    ids: list[str]
+class _LoadedRow(msgspec.Struct):
+    entities: list[_EntityRow]
+    neighbours: list[_NeighbourInfoRow]
 
 
 class _NamesOfRow(msgspec.Struct):
@@ -197,14 +200,90 @@ class GraphResolver:
             out.append(resolved)
         return out
 
+    async def settle(
+        self,
+        tx: Tx,
+        bank: BankConfig,
+        facts: Sequence[FactToResolve],
+        resolved: Sequence[Sequence[ResolvedMention]],
+    ) -> SettleOutcome:
+        """Re-resolve the block the batch touched and apply the difference (``settle_store``).
+
+        Call after the batch's facts and mentions are written, in the same transaction.
+        """
+        await annotate_mentions(tx, bank.id, facts, resolved)
+        touched = {r.entity_id for entities in resolved for r in entities}
+        if not touched:
+            return SettleOutcome((), (), 0, 0)
+        count = await tx.run(
+            "resolve/bank_entities", {"bank_id": bank.id, "cap": BANK_ENTITIES_CAP}
+        )
+        ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
+        names = names_to_load([_fact_input(f, set()) for f in facts])
+        block = await self._block(tx, bank.id, names, touched, ws)
+        outcome = await settle_block(
+            tx,
+            bank.id,
+            block,
+            [ws.entities[i] for i in sorted(block) if i in ws.entities],
+            ws.neighbour_info,
+            bank_entities=ws.bank_entities,
+            policy=self._policy,
+        )
+        # After the settle moved mentions: each entity of the block carries the type its
+        # mentions now say by majority, not the one it was first created with.
+        await retype_entities(tx, bank.id, touched | block)
+        return outcome
+
+    async def _block(
+        self,
+        tx: Tx,
+        bank_id: str,
+        names: Sequence[tuple[str, str | None]],
+        touched: set[str],
+        ws: WorkingSet,
+    ) -> set[str]:
+        """The batch's entities and, transitively, what they could be or be told apart by.
+
+        As ``memory_bank.block_of``: each round loads what the last one found and adds the
+        entities their names could resolve to and (``COMPANY_HOPS`` rounds) their company,
+        except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` at most.
+        """
+        hub = hub_degree(ws.bank_entities, self._policy)
+        found = set(touched)
+        frontier = set(touched)
+        probes = list(names)
+        for hop in range(BLOCK_HOPS):
+            await self._load_entities(tx, bank_id, frontier, ws)
+            new: set[str] = set()
+            extra: set[tuple[str, str | None]] = set()
+            for i in sorted(frontier):
+                e = ws.entities.get(i)
+                if e is None or is_anchor(e, hub):
+                    continue
+                extra.update((k, e.type) for k in e.names)
+                if hop < COMPANY_HOPS:
+                    new.update(e.neighbours)
+            probes = sorted({*probes, *extra}, key=str)
+            hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
+            new |= self._mergeable((row for i, row in hits.items() if i not in found), probes)
+            new -= found
+            if not new or len(found) >= MAX_BLOCK_ENTITIES:
+                break
+            new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
+            found |= new
+            frontier, probes = new, []
+        await self._load_entities(tx, bank_id, frontier, ws)
+        return found
+
     # -- load ---------------------------------------------------------------------------------
 
     async def _load_for(
         self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]], ws: WorkingSet
     ) -> set[str]:
         """Load the stored entities that ``names`` could resolve to; returns their ids."""
-        found = await self._lookup(tx, bank_id, names)
-        found = await self._mergeable(tx, bank_id, found, names)
+        hits = await self._lookup(tx, bank_id, names)
+        found = self._mergeable(hits.values(), names)
         await self._load_entities(tx, bank_id, found, ws)
         return found
 
@@ -223,26 +302,24 @@ class GraphResolver:
         touched = sorted(subjects & stored_names.keys())
         known = {(key, stored_names[i][0]) for i in touched for key in stored_names[i][1]}
         reevaluated = sorted(known - set(names), key=str)
-        found = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
-        return await self._mergeable(tx, bank_id, found - stored_names.keys(), reevaluated)
+        hits = await self._lookup(tx, bank_id, reevaluated, limit=REEVALUATION_LOOKUP_LIMIT)
+        return self._mergeable(
+            (row for i, row in hits.items() if i not in stored_names), reevaluated
+        )
 
-    async def _mergeable(
-        self, tx: Tx, bank_id: str, ids: set[str], names: Sequence[tuple[str, str | None]]
+    def _mergeable(
+        self, hits: Iterable[_NamesOfRow], names: Sequence[tuple[str, str | None]]
     ) -> set[str]:
         """The index hits that one of ``names`` could resolve to (from their names alone).
 
         Full-text hits include every entity sharing a word or a near spelling; most fail the
-        type or name checks that any merge needs. Reading names is cheap, loading an entity
-        with its neighbours is not, so only those that pass are loaded.
+        type or name checks that any merge needs. The lookup returns its hits' names in the
+        same round trip; loading an entity with its neighbours costs far more, so only those
+        that pass are loaded.
         """
-        if not ids:
-            return set()
-        rows = await tx.rows(
-            "resolve/names_of", {"bank_id": bank_id, "ids": sorted(ids)}, _NamesOfRow
-        )
         return {
             r.id
-            for r in rows
+            for r in hits
             if could_merge(
                 [*r.keys, name_key(r.canonical_name)], r.type, r.is_label, names, self._policy
             )
@@ -255,37 +332,40 @@ class GraphResolver:
         names: Sequence[tuple[str, str | None]],
         *,
         limit: int = LOOKUP_LIMIT,
-    ) -> set[str]:
+    ) -> dict[str, _NamesOfRow]:
+        """The index hits of ``names`` (``limit`` a name), each with its names as stored."""
         probes = [
             {"i": i, "key": key, "lucene": query}
             for i, (key, entity_type) in enumerate(names)
             if (query := lookup_query(bank_id, key, entity_type)) is not None
         ]
         if not probes:
-            return set()
+            return {}
         rows = await tx.rows(
             "resolve/lookup",
             {"bank_id": bank_id, "probes": probes, "limit": limit},
-            _LookupRow,
+            _NamesOfRow,
         )
-        return {entity_id for row in rows for entity_id in row.ids}
+        return {row.id: row for row in rows}
 
     async def _load_entities(self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet) -> None:
+        """Load entities (and the degree and series of their neighbours) into ``ws``."""
         if not ids:
             return
-        rows = await tx.rows(
+        loaded = await tx.rows(
             "resolve/load_entities",
-            {"bank_id": bank_id, "ids": sorted(ids), "max_neighbours": MAX_NEIGHBOURS},
-            _EntityRow,
+            {
+                "bank_id": bank_id,
+                "ids": sorted(ids),
+                "max_neighbours": MAX_NEIGHBOURS,
+                "known": sorted(ws.neighbour_info),
+            },
+            _LoadedRow,
         )
-        unknown = {n for row in rows for n in row.neighbour_ids} - ws.neighbour_info.keys()
-        if unknown:
-            for n in await tx.rows(
-                "resolve/neighbour_info",
-                {"bank_id": bank_id, "ids": sorted(unknown)},
-                _NeighbourInfoRow,
-            ):
-                ws.neighbour_info[n.id] = NeighbourInfo(n.degree, n.series)
+        rows = loaded[0].entities if loaded else []
+        neighbours = loaded[0].neighbours if loaded else []
+        for n in sorted(neighbours, key=lambda n: n.id):
+            ws.neighbour_info.setdefault(n.id, NeighbourInfo(n.degree, n.series))
         for row in rows:
             ws.load(
                 WorkingEntity(
@@ -296,9 +376,7 @@ class GraphResolver:
                     last=row.last_seen,
                     names={n.key: n.stated for n in row.names},
                     mentions=row.mention_count,
-                    neighbours=_counter(
-                        zip(row.neighbour_ids, row.neighbour_counts, strict=True)
-                    ),
+                    neighbours=_counter(zip(row.neighbour_ids, row.neighbour_counts, strict=True)),
                     unloaded_degree=max(0, row.degree - len(row.neighbour_ids)),
                     is_label=row.is_label,
                     decided_apart=set(row.decided_apart),
@@ -391,6 +469,41 @@ async def merge_entities(
     return merge_id
 
 
+class _MentionTypeVote(msgspec.Struct):
+    type: str
+    guessed: bool = False
+
+
+class _MentionTypesRow(msgspec.Struct):
+    id: str
+    type: str | None
+    is_label: bool
+    votes: list[_MentionTypeVote]
+
+
+async def retype_entities(tx: Tx, bank_id: str, entity_ids: Iterable[str]) -> None:
+    """Set each entity's type to what its mentions say (``settled_type``), where it differs.
+
+    One read for all the entities and one write for those that change; their lookup fields
+    are rebuilt, since the index keys of a name depend on its type class.
+    """
+    ids = sorted(set(entity_ids))
+    if not ids:
+        return
+    rows = await tx.rows(
+        "resolve/mention_types", {"bank_id": bank_id, "ids": ids}, _MentionTypesRow
+    )
+    changes: list[dict[str, str | None]] = []
+    for r in rows:
+        votes = [(v.type, v.guessed) for v in r.votes]
+        kind = settled_type(r.type, is_label=r.is_label, votes=votes)
+        if kind != r.type:
+            changes.append({"id": r.id, "type": kind})
+    if changes:
+        await tx.run("resolve/set_types", {"bank_id": bank_id, "entities": changes})
+        await refresh_lookup_fields(tx, bank_id, [str(c["id"]) for c in changes])
+
+
 async def refresh_lookup_fields(tx: Tx, bank_id: str, entity_ids: Iterable[str]) -> None:
     """Rebuild the full-text lookup fields of entities from their current names."""
     ids = sorted(set(entity_ids))
@@ -456,6 +569,7 @@ def _fact_input(fact: FactToResolve, labels: set[str]) -> FactInput:
                 aliases=m.aliases,
                 is_label=bool(m.type) and m.type.casefold() in labels,
                 resolve=m.resolve,
+                type_guessed=m.type_guessed,
             )
             for m in fact.mentions
         ),

@@ -81,7 +81,31 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     equal word counts this covers both names. A name without words (only numbers) aligns with
     anything.
     """
-    return _align(a.words, b.words, typos)
+    found = _align(a.words, b.words, typos)
+    if found is None and (a.spelled != a.words or b.spelled != b.words):
+        # "Jürgen Weiß" and "Juergen Weiss": the same letters, spelled for a keyboard.
+        found = _align(a.spelled, b.words, typos) or _align(a.words, b.spelled, typos)
+    if found is None:
+        # "Seo-yeon Han", "Seoyeon Han", "Seo Yeon": one name whether split or joined.
+        joined_a, joined_b = _joined(a.words, b.words), _joined(b.words, a.words)
+        if joined_a != a.words or joined_b != b.words:
+            found = _align(joined_a, joined_b, typos)
+    return found
+
+
+def _joined(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` with adjacent words joined where ``other`` has them as one word."""
+    targets = set(other)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if i + 1 < len(words) and words[i] + words[i + 1] in targets:
+            out.append(words[i] + words[i + 1])
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return tuple(out)
 
 
 # Pure and called for every (mention, candidate) name pair, mostly the same few pairs again:

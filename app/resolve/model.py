@@ -14,6 +14,8 @@ from typing import Literal
 
 import msgspec
 
+from app.resolve.qualifiers import Qualifier
+
 
 class Neighbour(msgspec.Struct, frozen=True):
     """An entity that co-occurs with a candidate in at least one fact."""
@@ -61,6 +63,8 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     is_label: bool = False
     # Entities a reviewer decided are different from this one (never proposed again).
     decided_apart: tuple[str, ...] = ()
+    # What texts stated next to its names ("in Tacoma", "from Harrow Freight"): evidence.
+    qualifiers: tuple[Qualifier, ...] = ()
 
 
 class Mention(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,6 +79,8 @@ class Mention(msgspec.Struct, frozen=True, kw_only=True):
     is_label: bool = False
     # ``resolve_entities: false`` on the item: exact key match or a new entity, nothing fuzzy.
     resolve: bool = True
+    # ``type`` is a local model's guess (NER): it never rules a candidate out.
+    type_guessed: bool = False
 
 
 class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,7 +96,13 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
 
 
 NameKind = Literal[
-    "exact", "same_form", "stated", "initials", "contained", "acronym", "given_name",
+    "exact",
+    "same_form",
+    "stated",
+    "initials",
+    "contained",
+    "acronym",
+    "given_name",
 ]
 
 
@@ -175,6 +187,8 @@ class GroupDecision(msgspec.Struct, frozen=True, kw_only=True):
     # Of ``names``, those stated as aliases by the text.
     stated_names: tuple[str, ...]
     decision: Decision
+    # What the text states next to the group's names (``qualifiers.qualifiers_in``).
+    qualifiers: tuple[Qualifier, ...] = ()
 
 
 class KeepApart(msgspec.Struct, frozen=True, tag="apart", kw_only=True):

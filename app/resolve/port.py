@@ -21,6 +21,8 @@ class MentionToResolve(msgspec.Struct, frozen=True, kw_only=True):
     aliases: tuple[str, ...] = ()
     # ``resolve_entities: false``: exact normalised match or a new entity, nothing fuzzy.
     resolve: bool = True
+    # The type is a local model's guess (NER): evidence, not a guard.
+    type_guessed: bool = False
 
 
 class FactToResolve(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,3 +55,15 @@ class EntityResolver(Protocol):
         self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]
     ) -> list[list[ResolvedMention]]:
         """Resolve every fact's mentions, in order."""
+
+    async def settle(
+        self,
+        tx: Tx,
+        bank: BankConfig,
+        facts: Sequence[FactToResolve],
+        resolved: Sequence[Sequence[ResolvedMention]],
+    ) -> object:
+        """Make the identities of what the batch touched a function of the evidence.
+
+        Called after the batch's facts and mentions are written (``settle_store``).
+        """

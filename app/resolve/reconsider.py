@@ -37,24 +37,40 @@ from app.resolve.model import (
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
-def entity_subject(entity: Candidate, policy: ResolutionPolicy = DEFAULT_POLICY,
-                   hub: float = math.inf, v: CandidateView | None = None) -> Subject:
+def entity_subject(
+    entity: Candidate,
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+    hub: float = math.inf,
+    v: CandidateView | None = None,
+) -> Subject:
     """A stored entity as a subject: its names, its neighbours as context (``v``: its view)."""
     if v is None:
         v = view(entity, policy, hub)
-    refs = tuple(ContextRef((n.entity_id,), (neighbour_weight(n.degree, policy, hub),),
-                            n.series)
-                 for n in entity.neighbours)
+    refs = tuple(
+        ContextRef((n.entity_id,), (neighbour_weight(n.degree, policy, hub),), n.series)
+        for n in entity.neighbours
+    )
     return Subject(
-        names=v.forms, stated=v.stated, type_class=v.type_class, first=entity.first_seen,
-        last=entity.last_seen, mention_count=entity.mention_count, context=refs,
-        context_mass=v.mass, exclude=frozenset({entity.entity_id, *entity.decided_apart}),
-        is_label=entity.is_label, is_entity=True, hub=hub, recurring=v.recurring,
+        names=v.forms,
+        stated=v.stated,
+        type_class=v.type_class,
+        first=entity.first_seen,
+        last=entity.last_seen,
+        mention_count=entity.mention_count,
+        context=refs,
+        context_mass=v.mass,
+        exclude=frozenset({entity.entity_id, *entity.decided_apart}),
+        is_label=entity.is_label,
+        is_entity=True,
+        hub=hub,
+        recurring=v.recurring,
+        qualifiers=entity.qualifiers,
     )
 
 
-def may_merge(entity: Candidate, others: Sequence[Candidate],
-              policy: ResolutionPolicy = DEFAULT_POLICY) -> bool:
+def may_merge(
+    entity: Candidate, others: Sequence[Candidate], policy: ResolutionPolicy = DEFAULT_POLICY
+) -> bool:
     """Whether ``reconsider`` could propose anything but keeping ``entity`` apart.
 
     The same rules 1-4 and name relation that ``rank`` applies first, on names alone: when no
@@ -67,8 +83,7 @@ def may_merge(entity: Candidate, others: Sequence[Candidate],
     subject = entity_subject(msgspec.structs.replace(entity, neighbours=()), policy)
     return any(
         entity.entity_id not in other.decided_apart
-        and may_relate(subject, view(msgspec.structs.replace(other, neighbours=()), policy),
-                       policy)
+        and may_relate(subject, view(msgspec.structs.replace(other, neighbours=()), policy), policy)
         for other in others
     )
 
@@ -98,12 +113,16 @@ def reconsider(
     if entity.is_label:
         return KeepApart(reason="controlled vocabulary: never merged by resolution")
     derive = (views or ViewCache()).view
-    pool = [o for o in others
-            if o.entity_id != entity.entity_id and entity.entity_id not in o.decided_apart]
+    pool = [
+        o
+        for o in others
+        if o.entity_id != entity.entity_id and entity.entity_id not in o.decided_apart
+    ]
     hub = hub_degree(bank_entities, policy)
     own = derive(entity, policy, hub)
-    subject = msgspec.structs.replace(entity_subject(entity, policy, hub, own),
-                                      changed_at=changed_at)
+    subject = msgspec.structs.replace(
+        entity_subject(entity, policy, hub, own), changed_at=changed_at
+    )
     pool_views = {o.entity_id: derive(o, policy, hub) for o in pool}
     ranked, rejected = rank(subject, pool_views.values(), policy)
     decision = classify(subject, ranked, rejected, pool_views, policy)
@@ -124,8 +143,10 @@ def reconsider(
     if back_rivals:
         return Review(reason="namesake tie", evidence=(back[0], *back_rivals))
     ev = decision.evidence
-    if ev.name.kind == "given_name" and ev.context == 0 and any(
-        e.context > 0 for e in back if e.entity_id != entity.entity_id
+    if (
+        ev.name.kind == "given_name"
+        and ev.context == 0
+        and any(e.context > 0 for e in back if e.entity_id != entity.entity_id)
     ):
         # A bare given name joined on salience alone, while the partner's own context points
         # to another holder of the name: two Alexes a day apart are not one Alex.

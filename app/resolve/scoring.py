@@ -81,6 +81,17 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     # team, office or product line, but not the same thing.
     sibling_factor: float = 0.5
 
+    # Salience granted to a repeated full name (``evidence.FULL_NAME_KINDS``) whatever the
+    # time since it was last seen: enough for an exact name (0.5 + 0.13) and a same-form one
+    # (0.475 + 0.13) to reach the merge threshold with no context at all.
+    full_name_salience: float = 0.65
+    # Salience granted to a bare person name whose only holder in sight is this candidate
+    # (no namesake among the candidates): full, so the flat given-name score (0.425) reaches
+    # the merge threshold with no context (0.425 + 0.2), however long ago it was last seen.
+    sole_holder_salience: float = 1.0
+    # Context credited to a candidate that a qualifier of the mention fits ("Sofia from
+    # Harrow" for the Sofia stated to be from Harrow): as much as full shared company.
+    qualifier_support: float = 1.0
     # Recency halves every 7 days (the design's "decaying over ~7 days").
     recency_half_life_days: float = 7.0
     # Familiarity n / (n + 3), a Chinese-restaurant-process prior: an entity named in 3 facts
@@ -119,7 +130,11 @@ def name_relation(
     kind: NameKind
     if subject.key == candidate.key:
         kind, score = "exact", policy.exact_name
-    elif subject.compact == candidate.compact or fold(subject.key) == fold(candidate.key):
+    elif (
+        subject.compact == candidate.compact
+        or fold(subject.key) == fold(candidate.key)
+        or (subject.spelled == candidate.words or candidate.spelled == subject.words)
+    ):
         kind, score = "same_form", policy.same_form_name
     elif stated:
         kind, score = "stated", policy.stated_name
@@ -143,8 +158,7 @@ def name_relation(
     if kind != "stated" and _single_person_word(subject, candidate):
         kind = "given_name"
         score = max(score, policy.given_name) if unique_holder else policy.given_name
-    return NameMatch(kind=kind, score=score, subject_name=subject.key,
-                     candidate_name=candidate.key)
+    return NameMatch(kind=kind, score=score, subject_name=subject.key, candidate_name=candidate.key)
 
 
 def _single_person_word(a: NameForm, b: NameForm) -> bool:
@@ -182,8 +196,9 @@ def _strictly_inside(a: NameForm, b: NameForm) -> bool:
     return alignment is not None and alignment.unmatched_long > 0
 
 
-def context_overlap(shared_mass: float, subject_mass: float, candidate_mass: float,
-                    policy: ResolutionPolicy) -> float:
+def context_overlap(
+    shared_mass: float, subject_mass: float, candidate_mass: float, policy: ResolutionPolicy
+) -> float:
     """Shared neighbour mass, normalised by the thinner side and floored; in [0, 1]."""
     if shared_mass <= 0:
         return 0.0
@@ -206,7 +221,10 @@ def neighbour_weight(degree: int, policy: ResolutionPolicy, hub: float = math.in
 
 
 def recency(
-    first: datetime, last: datetime, cand_first: datetime, cand_last: datetime,
+    first: datetime,
+    last: datetime,
+    cand_first: datetime,
+    cand_last: datetime,
     policy: ResolutionPolicy,
 ) -> float:
     """Recency in [0, 1]: 0.5 ** (gap / half-life).
@@ -224,8 +242,12 @@ def recency(
     return float(0.5 ** (days / policy.recency_half_life_days))
 
 
-def familiarity(mention_count: int, policy: ResolutionPolicy, *, bare_name: bool = False,
-                ) -> float:
+def familiarity(
+    mention_count: int,
+    policy: ResolutionPolicy,
+    *,
+    bare_name: bool = False,
+) -> float:
     """How established an entity is: n / (n + concentration).
 
     ``bare_name``: the match rests on one given name, which many people share; the much
@@ -238,6 +260,9 @@ def familiarity(mention_count: int, policy: ResolutionPolicy, *, bare_name: bool
 
 def combine(name: float, context: float, salience: float, policy: ResolutionPolicy) -> float:
     """Weighted sum of the signals, rounded to ``score_decimals``."""
-    total = (policy.name_weight * name + policy.context_weight * context
-             + policy.salience_weight * salience)
+    total = (
+        policy.name_weight * name
+        + policy.context_weight * context
+        + policy.salience_weight * salience
+    )
     return round(total, policy.score_decimals)

@@ -22,6 +22,7 @@ import msgspec
 from app.domain.names import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, Evidence, Neighbour
+from app.resolve.qualifiers import Qualifier
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 T = TypeVar("T")
@@ -46,6 +47,10 @@ class WorkingEntity:
     is_label: bool = False
     decided_apart: set[str] = field(default_factory=set)
     stored: bool = False
+    # Type classes its mentions gave it, counted per fact.
+    type_votes: Counter[str] = field(default_factory=Counter)
+    # What texts stated next to its names ("in Tacoma").
+    qualifiers: set[Qualifier] = field(default_factory=set)
 
     @property
     def degree(self) -> int:
@@ -285,6 +290,7 @@ class WorkingSet:
             neighbours=(),
             is_label=e.is_label,
             decided_apart=tuple(sorted(e.decided_apart)),
+            qualifiers=tuple(sorted(e.qualifiers)),
         )
         self._bare[eid] = built
         return built
@@ -397,26 +403,46 @@ class WorkingSet:
             self._invalidate([eid])
         self.claims.append(NameClaim(eid, key, text, stated, memory_id, at))
 
-    def touch(self, eid: str, at: datetime) -> None:
-        """One more fact mentions ``eid``."""
+    def qualify(self, eid: str, qualifiers: Iterable[Qualifier]) -> None:
+        """Record what a text stated next to ``eid``'s name."""
         e = self.entities[eid]
+        new = set(qualifiers) - e.qualifiers
+        if new:
+            e.qualifiers |= new
+            self._names_changed()
+            self._invalidate([eid])
+
+    def touch(self, eid: str, at: datetime, mention_type: str | None = None) -> None:
+        """One more fact mentions ``eid`` (``mention_type``: the type that fact gave it)."""
+        e = self.entities[eid]
+        tclass = type_class(mention_type)
+        if tclass:
+            e.type_votes[tclass] += 1
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
         self._invalidate([eid])
 
-    def cooccur(self, ids: Iterable[str]) -> None:
-        """The given entities were named in one fact."""
+    def cooccur(self, ids: Iterable[str], fixed: Iterable[str] = ()) -> None:
+        """The given entities were named in one fact.
+
+        ``fixed``: those of them whose co-occurrences in this fact are already counted (a
+        settle replaying a stored fact): a pair of two fixed ones is not counted again, and an
+        entity not in the working set is only a neighbour of the others.
+        """
         distinct = sorted(set(ids))
-        grown = {
-            a for a in distinct for b in distinct if a != b and b not in self.entities[a].neighbours
-        }
-        for a in distinct:
-            for b in distinct:
-                if a != b:
-                    self.entities[a].neighbours[b] += 1
+        known = set(fixed)
+        pairs = [
+            (a, b)
+            for a in distinct
+            for b in distinct
+            if a != b and a in self.entities and not (a in known and b in known)
+        ]
+        grown = {a for a, b in pairs if b not in self.entities[a].neighbours}
+        for a, b in pairs:
+            self.entities[a].neighbours[b] += 1
         self._invalidate(grown, degree_changed=True)
-        self._invalidate(set(distinct) - grown, entity=False)
+        self._invalidate({a for a, _ in pairs} - grown, entity=False)
 
     def merge(self, keep: str, gone: str, evidence: Evidence | None) -> None:
         """Fold ``gone`` into ``keep``: names, counts, time span and neighbours move."""
@@ -435,6 +461,7 @@ class WorkingSet:
         k.first, k.last = min(k.first, g.first), max(k.last, g.last)
         k.unloaded_degree += g.unloaded_degree
         k.decided_apart |= g.decided_apart
+        k.qualifiers |= g.qualifiers
         for n, count in g.neighbours.items():
             other = self.entities.get(n)
             moved = other.neighbours.pop(gone, 0) if other else 0

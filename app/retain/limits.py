@@ -17,6 +17,16 @@ class RetainLimits(msgspec.Struct, frozen=True, kw_only=True):
     max_items_per_request: int
 
 
+def check_text(text: str, limits: RetainLimits, field: str) -> None:
+    """The limit on retained items applies to any text a fact gets (a memory edit too)."""
+    if len(text) > limits.max_item_chars:
+        raise PayloadTooLarge(
+            f"{field} has {len(text)} characters; the limit is {limits.max_item_chars} "
+            "(MNEMO_MAX_ITEM_CHARS)",
+            extra={"field": field, "limit": limits.max_item_chars},
+        )
+
+
 def check_items(items: Sequence[RetainItem], limits: RetainLimits) -> None:
     """Refuse the whole request before anything is written."""
     if not items:

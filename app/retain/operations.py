@@ -2,6 +2,11 @@
 
 Pending or running operations are resumed when the service starts again.
 
+Other features queue their own kinds of work here too (a mental model refresh): they
+:meth:`OperationRunner.register` a handler for an operation type and :meth:`~OperationRunner.
+submit_work` a request; each type has its own queue and worker, so a slow LLM refresh never
+holds up a retain.
+
 Items are retained in batches. When a batch fails, its items are retried one at a time, so one
 bad item fails loudly (its index and error are recorded) and loses nothing else. Re-running an
 interrupted batch is safe: every item carries a fixed document id and the same content again
@@ -14,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -38,6 +43,21 @@ log = logging.getLogger(__name__)
 # it probably kills the process.
 MAX_ATTEMPTS = 3
 BATCH_ITEMS = 50
+
+
+RETAIN = "retain"
+
+
+class WorkOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What a registered handler reports for one operation."""
+
+    failed: bool = False
+    errors: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+# (bank id, operation id, the request recorded with it) -> what happened.
+WorkHandler = Callable[[str, str, str], Awaitable[WorkOutcome]]
 
 
 class _Stored(msgspec.Struct, kw_only=True):
@@ -64,6 +84,7 @@ class _Unfinished(msgspec.Struct):
     bank_id: str
     id: str
     attempts: int
+    type: str = RETAIN
 
 
 class _Progress(msgspec.Struct, kw_only=True):
@@ -93,6 +114,37 @@ class OperationRunner:
         self._events: EventSink = events or NoEvents()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
+        # Registered operation types: their handler, queue and worker.
+        self._handlers: dict[str, WorkHandler] = {}
+        self._queues: dict[str, asyncio.Queue[tuple[str, str]]] = {RETAIN: self._queue}
+        self._workers: list[asyncio.Task[None]] = []
+
+    def register(self, kind: str, handler: WorkHandler) -> None:
+        """Run operations of type ``kind`` with ``handler`` (register before :meth:`start`)."""
+        if kind == RETAIN or kind in self._handlers:
+            raise ValueError(f"operation type {kind!r} already has a handler")
+        self._handlers[kind] = handler
+        self._queues[kind] = asyncio.Queue()
+
+    async def submit_work(self, bank_id: str, kind: str, request_json: str) -> str:
+        """Record an operation of a registered type, queue it, and return its id at once."""
+        if kind not in self._handlers:
+            raise ValueError(f"no handler for operation type {kind!r}")
+        operation_id = str(uuid.uuid4())
+        rows = await self._graph.run(
+            "operations/create",
+            {
+                "bank_id": bank_id,
+                "id": operation_id,
+                "type": kind,
+                "items_count": 1,
+                "request_json": request_json,
+            },
+        )
+        if not rows:
+            raise NotFound(f"bank {bank_id!r} not found")
+        self._queues[kind].put_nowait((bank_id, operation_id))
+        return operation_id
 
     async def start(self) -> None:
         """Resume what a previous process left unfinished, then start the worker."""
@@ -105,23 +157,41 @@ class OperationRunner:
                     _Progress(
                         errors=[ItemError(-1, f"interrupted {row.attempts} times; not resumed")]
                     ),
+                    kind=row.type,
                 )
-            else:
+            elif row.type in self._queues:
                 log.info("resuming operation %s of bank %s", row.id, row.bank_id)
-                self._queue.put_nowait((row.bank_id, row.id))
+                self._queues[row.type].put_nowait((row.bank_id, row.id))
+            else:
+                await self._finish(
+                    row.bank_id,
+                    row.id,
+                    "failed",
+                    _Progress(errors=[ItemError(-1, f"no handler for type {row.type!r}")]),
+                    kind=row.type,
+                )
         self._worker = asyncio.create_task(self._work(), name="mnemo-operations")
+        self._workers = [
+            asyncio.create_task(self._work_on(kind, handler), name=f"mnemo-operations-{kind}")
+            for kind, handler in self._handlers.items()
+        ]
 
     async def stop(self) -> None:
         """Stop the worker; an operation in progress stays `running` and resumes next start."""
-        if self._worker is not None:
-            self._worker.cancel()
+        for task in [t for t in (self._worker, *self._workers) if t is not None]:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._worker = None
+                await task
+        self._worker = None
+        self._workers = []
 
     async def submit(self, bank_id: str, items: Sequence[RetainItem]) -> str:
-        """Check and record a retain, queue it, and return its operation id at once."""
-        self._pipeline.check(items)
+        """Check and record a retain, queue it, and return its operation id at once.
+
+        The stored request holds the items as memory defense left them (redacted, blocked
+        ones dropped): screening items a caller screened already finds nothing new.
+        """
+        items = (await self._pipeline.screen(bank_id, items)).items
         # Fix document ids now, so that a resumed run upserts the same documents.
         fixed = [
             item
@@ -170,7 +240,8 @@ class OperationRunner:
 
     async def wait_idle(self) -> None:
         """Wait until every queued operation has been worked (tests and shutdown)."""
-        await self._queue.join()
+        for queue in self._queues.values():
+            await queue.join()
 
     async def _work(self) -> None:
         while True:
@@ -189,6 +260,42 @@ class OperationRunner:
                 )
             finally:
                 self._queue.task_done()
+
+    async def _work_on(self, kind: str, handler: WorkHandler) -> None:
+        """The worker of one registered type: one operation at a time, surviving any."""
+        queue = self._queues[kind]
+        while True:
+            bank_id, operation_id = await queue.get()
+            try:
+                rows = await self._graph.run(
+                    "operations/start", {"bank_id": bank_id, "id": operation_id}
+                )
+                if rows and rows[0]["request_json"] is not None:
+                    outcome = await handler(bank_id, operation_id, rows[0]["request_json"])
+                    await self._finish(
+                        bank_id,
+                        operation_id,
+                        "failed" if outcome.failed else "completed",
+                        _Progress(
+                            done=1,
+                            errors=[ItemError(0, e) for e in outcome.errors],
+                            warnings=list(outcome.warnings),
+                        ),
+                        kind=kind,
+                    )
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the worker must survive anything one operation does
+                log.exception("operation %s (%s) failed unexpectedly", operation_id, kind)
+                await self._finish(
+                    bank_id,
+                    operation_id,
+                    "failed",
+                    _Progress(errors=[ItemError(-1, "internal error; see the service log")]),
+                    kind=kind,
+                )
+            finally:
+                queue.task_done()
 
     async def _run(self, bank_id: str, operation_id: str) -> None:
         rows = await self._graph.run("operations/start", {"bank_id": bank_id, "id": operation_id})
@@ -229,12 +336,24 @@ class OperationRunner:
             await self._retain_batch(bank_id, [item], offset + i, progress)
 
     async def _finish(
-        self, bank_id: str, operation_id: str, status: OperationStatus, progress: _Progress
+        self,
+        bank_id: str,
+        operation_id: str,
+        status: OperationStatus,
+        progress: _Progress,
+        *,
+        kind: str = RETAIN,
     ) -> None:
+        """Close an operation; a retain's end is also a ``retain.completed`` event.
+
+        Handlers of other operation types emit their own events.
+        """
         await self._graph.run(
             "operations/finish",
             {"bank_id": bank_id, "id": operation_id, "status": status, **progress.params()},
         )
+        if kind != RETAIN:
+            return
         self._events.emit(
             bank_id,
             "retain.completed",

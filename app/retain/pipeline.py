@@ -2,18 +2,23 @@
 
 Phases, in this order (the order is what keeps the two stores honest):
 
-1. prepare (no lock): check limits, plan each document against its stored chunks, extract the
-   chunks that changed, embed the new facts, find their semantic neighbours in the vector store;
+1. prepare (per request, no lock): check limits, plan each document against its stored
+   chunks, extract the chunks that changed, embed the new facts;
 2. write (one Neo4j transaction, bank lock first): documents and chunks, retired facts, entity
    resolution, facts (``vector_pending``), mentions, co-occurrences, temporal and causal
    links — all or nothing;
-3. publish (no lock): upsert the vectors, flush, then one transaction writes the semantic links
-   and clears ``vector_pending``. Recall ignores pending facts; if the process dies before this
-   phase ends, reconciliation finishes it, links included.
+3. publish (no bank lock): find the new facts' semantic neighbours in the vector store and
+   upsert their vectors, flush, then one transaction writes the semantic links and clears
+   ``vector_pending``. Recall ignores pending facts; if the process dies before this phase
+   ends, reconciliation finishes it, links included.
 
-Semantic links wait for the publish because they are most of what a write creates (up to 50 a
-fact) and need no resolved entity: written outside the bank lock, they do not hold up the next
-write of the bank (decision 0008).
+Write and publish serve a group of requests: the prepared requests of a bank that wait while
+its write runs share the next write and its publish (group commit, ``group_commit.py``), and
+each still gets its own answer. Semantic links wait for the publish because they are most of
+what a write creates (up to 50 a fact) and need no resolved entity: written outside the bank
+lock, they do not hold up the next write of the bank (decision 0008). A bank's publishes
+search and upsert one at a time, so every group finds the facts of the groups published
+before it, however the requests were grouped.
 """
 
 from __future__ import annotations
@@ -34,9 +39,11 @@ from app.domain.banks import BankConfig, BankDirectory
 from app.domain.dates import as_utc
 from app.domain.lifecycle import retire_facts
 from app.domain.names import entity_names, name_key
+from app.errors import Unavailable
 from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.retain.chunking import Chunk, content_hash, split_content
+from app.retain.defense import ScreenedItems, record_events, refuse_if_all_blocked, screen_items
 from app.retain.documents import DocumentPlan, StoredDocument, plan_document
 from app.retain.extract.extracted import (
     ExtractedEntity,
@@ -45,6 +52,7 @@ from app.retain.extract.extracted import (
     ExtractionResult,
 )
 from app.retain.extract.port import ExtractionSettings, Extractor
+from app.retain.group_commit import GroupCommitter, GroupLimits
 from app.retain.labels import check_entity_labels
 from app.retain.limits import RetainLimits, check_items
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, by_source, temporal_weight
@@ -52,7 +60,7 @@ from app.retain.publish import publish_facts
 from app.retain.schemas import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.semantic import SemanticLinkFinder
 from app.store.embeddings import Embedder
-from app.store.graph import Graph, Tx, cypher_datetime
+from app.store.graph import Graph, KeyedLocks, Tx, cypher_datetime
 from app.store.search_keys import bank_key, tag_tokens
 from app.store.vectors import VectorPayload, VectorPoint, VectorStore
 
@@ -121,6 +129,32 @@ class WriteHooks(Protocol):
         """Run after the batch is written."""
 
 
+class PreparedRequest(msgspec.Struct, kw_only=True):
+    """One retain request after the prepare phase: all its write and publish need."""
+
+    bank: BankConfig
+    items: list[PreparedItem]
+    fresh: list[PreparedFact]
+    vectors: npt.NDArray[np.float32]
+    usage: Usage
+    hooks: WriteHooks | None = None
+
+    @property
+    def facts(self) -> int:
+        """New facts the request writes."""
+        return len(self.fresh)
+
+    @property
+    def document_ids(self) -> frozenset[str]:
+        """The documents the request writes."""
+        return frozenset(p.plan.document_id for p in self.items)
+
+    @property
+    def alone(self) -> bool:
+        """A request with hooks has work of its own in the transaction: it is written alone."""
+        return self.hooks is not None
+
+
 class _StoredDocRow(msgspec.Struct):
     document_id: str
     content_hash: str
@@ -141,6 +175,7 @@ class RetainPipeline:
         resolver: EntityResolver,
         limits: RetainLimits,
         links: LinkPolicy = DEFAULT_LINKS,
+        groups: GroupLimits | None = None,
         fault_injection: str | None = None,
     ) -> None:
         self._graph = graph
@@ -153,6 +188,10 @@ class RetainPipeline:
         self._links = links
         self._semantic = SemanticLinkFinder(vectors, links)
         self._fault = fault_injection
+        self._committer = GroupCommitter[PreparedRequest](
+            write=self._write, publish=self._publish, limits=groups or GroupLimits()
+        )
+        self._publishers = KeyedLocks()
 
     @property
     def resolver(self) -> EntityResolver:
@@ -164,17 +203,53 @@ class RetainPipeline:
         """The numbers behind temporal and semantic links."""
         return self._links
 
-    def extractor(self, mode: str) -> Extractor:
-        """The extractor of one extraction mode (KeyError when that mode is not available)."""
-        return self._extractors[mode]
+    def extractor(
+        self,
+        mode: str,
+        *,
+        remedy: str = "set the bank's retain_extraction_mode to 'local' or 'chunks'",
+    ) -> Extractor:
+        """The extractor of one extraction mode; ``Unavailable`` (503) naming ``remedy`` if none.
+
+        A bank set to an LLM mode on a server that had an LLM can be read by one that has none.
+        """
+        found = self._extractors.get(mode)
+        if found is None:
+            raise Unavailable(
+                f"extraction mode {mode!r} is not available on this server (an LLM mode needs "
+                f"MNEMO_LLM_BASE_URL); {remedy}"
+            )
+        return found
 
     def check(self, items: Sequence[RetainItem]) -> None:
         """Validate a request before anything is written (raises InvalidInput/PayloadTooLarge)."""
         check_items(items, self._limits)
 
+    @property
+    def limits(self) -> RetainLimits:
+        """The configured size limits (memory edits obey them too)."""
+        return self._limits
+
+    async def screen(self, bank_id: str, items: Sequence[RetainItem]) -> ScreenedItems:
+        """Check ``items`` and apply the bank's memory defense before anything is stored.
+
+        Events are recorded; a 422 (``Blocked``) when every item is blocked.
+        """
+        bank = await self._banks.config(bank_id)
+        self.check(items)
+        screened = screen_items(items, bank.defense)
+        await record_events(self._graph, bank_id, screened.events)
+        refuse_if_all_blocked(screened)
+        return screened
+
     async def retain(self, bank_id: str, items: Sequence[RetainItem]) -> RetainResponse:
-        """Retain ``items`` (already given document ids where the caller wants them stable)."""
-        return await self._retain(bank_id, items)
+        """Retain ``items`` (already given document ids where the caller wants them stable).
+
+        Memory defense runs first: what it redacts is stored redacted, what it blocks is not
+        stored, and the answer lists both in ``security_events``.
+        """
+        screened = await self.screen(bank_id, items)
+        return screened.answer(await self._retain(bank_id, screened.items))
 
     async def replace_document(
         self, bank_id: str, item: RetainItem, hooks: WriteHooks
@@ -199,16 +274,17 @@ class RetainPipeline:
         prepared, usage = await self._prepare(bank, items, now, fresh_plan=hooks is not None)
         fresh = [f for p in prepared for f in p.facts]
         vectors = await self._embedder.embed([f.fact.text for f in fresh])
-        semantic = await self.semantic_links(bank.id, [f.id for f in fresh], vectors)
-        # The bank's writers queue for this write; the publish runs after it, while the next
-        # write of the bank goes on.
-        await self._write(bank, prepared, fresh, hooks)
-        if self._fault == CRASH_AFTER_GRAPH_WRITE:
-            log.critical("fault injection: exiting between the graph and the vector write")
-            os._exit(97)
-        retired = [m for p in prepared for m in p.retired_memory_ids]
-        await self._publish(bank.id, fresh, vectors, retired, semantic)
+        request = PreparedRequest(
+            bank=bank, items=prepared, fresh=fresh, vectors=vectors, usage=usage, hooks=hooks
+        )
+        # The bank's writers queue for its write, and the requests waiting together share it;
+        # the publish runs after it, while the next write of the bank goes on.
+        await self._committer.commit(bank.id, request)
         return _response(bank.id, prepared, usage)
+
+    async def wait_idle(self) -> None:
+        """Wait until every request handed to the write phase is written and published."""
+        await self._committer.wait_idle()
 
     # -- prepare ------------------------------------------------------------------------------
 
@@ -222,8 +298,10 @@ class RetainPipeline:
     ) -> tuple[list[PreparedItem], Usage]:
         chunked = [split_content(item.content) for item in items]
         doc_ids = [item.document_id or str(uuid.uuid4()) for item in items]
-        # A fresh plan (reprocessing) extracts every chunk, as for a document never seen.
-        stored = {} if fresh_plan else await self._stored_documents(bank.id, doc_ids)
+        # A fresh plan (reprocessing) extracts every chunk, as for a document never seen; only
+        # a document id the caller chose can name a stored document.
+        given = [item.document_id for item in items if item.document_id]
+        stored = {} if fresh_plan or not given else await self._stored_documents(bank.id, given)
         prepared = [
             PreparedItem(
                 index=i,
@@ -237,7 +315,7 @@ class RetainPipeline:
         jobs: list[tuple[PreparedItem, str, Chunk]] = [
             (p, c.chunk_id, c.chunk) for p in prepared for c in p.plan.to_extract
         ]
-        extractor = self._extractors[bank.retain_extraction_mode]
+        extractor = self.extractor(bank.retain_extraction_mode)
         results = await extractor.extract(
             [
                 ExtractionInput(text=chunk.text, timestamp=p.item.timestamp, context=p.item.context)
@@ -283,13 +361,14 @@ class RetainPipeline:
 
     # -- write --------------------------------------------------------------------------------
 
-    async def _write(
-        self,
-        bank: BankConfig,
-        prepared: Sequence[PreparedItem],
-        fresh: Sequence[PreparedFact],
-        hooks: WriteHooks | None = None,
-    ) -> None:
+    async def _write(self, bank_id: str, requests: Sequence[PreparedRequest]) -> None:
+        """Write a group of requests in one transaction (a request with hooks comes alone)."""
+        # The newest configuration read among the group (a change between two reads is
+        # the same race as a change during one request's prepare).
+        bank = max((r.bank for r in requests), key=lambda b: b.updated_at)
+        hooks = requests[0].hooks
+        prepared = [p for r in requests for p in r.items]
+        fresh = [f for r in requests for f in r.fresh]
         active = [p for p in prepared if p.plan.status != "unchanged"]
 
         async def work(tx: Tx) -> None:
@@ -299,13 +378,18 @@ class RetainPipeline:
             await self._retire(tx, bank.id, active)
             resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
             await self._write_facts(tx, bank.id, fresh, resolved)
+            # Identities as the evidence says, whatever the order facts came in (decision 0010).
+            await self._resolver.settle(tx, bank, [_to_resolve(f) for f in fresh], resolved)
             await self.write_links(
                 tx, bank.id, [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh], []
             )
             if hooks is not None:
                 await hooks.after_write(tx, bank.id)
 
-        await self._graph.write(bank.id, work)
+        await self._graph.write(bank_id, work)
+        if self._fault == CRASH_AFTER_GRAPH_WRITE:
+            log.critical("fault injection: exiting between the graph and the vector write")
+            os._exit(97)
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(
@@ -455,23 +539,24 @@ class RetainPipeline:
 
     # -- publish ------------------------------------------------------------------------------
 
-    async def _publish(
-        self,
-        bank_id: str,
-        facts: Sequence[PreparedFact],
-        vectors: npt.NDArray[np.float32],
-        retired: Sequence[str],
-        semantic: Sequence[Link],
-    ) -> None:
-        if facts:
-            await self._vectors.upsert(
-                [
-                    VectorPoint(id=f.id, vector=vector.tolist(), payload=_payload(bank_id, f))
-                    for f, vector in zip(facts, vectors, strict=True)
-                ]
-            )
-        if retired:
-            await self._vectors.set_state(bank_id, retired, "invalidated")
+    async def _publish(self, bank_id: str, requests: Sequence[PreparedRequest]) -> None:
+        """Make a written group visible: vectors, flush, semantic links, pending flags."""
+        facts = [f for r in requests for f in r.fresh]
+        vectors = np.concatenate([r.vectors for r in requests])
+        retired = [m for r in requests for p in r.items for m in p.retired_memory_ids]
+        async with self._publishers.hold(bank_id):
+            # Searched right before the upsert, one group of the bank at a time: the links
+            # do not depend on which requests shared a write or how publishes overlapped.
+            semantic = await self.semantic_links(bank_id, [f.id for f in facts], vectors)
+            if facts:
+                await self._vectors.upsert(
+                    [
+                        VectorPoint(id=f.id, vector=vector.tolist(), payload=_payload(bank_id, f))
+                        for f, vector in zip(facts, vectors, strict=True)
+                    ]
+                )
+            if retired:
+                await self._vectors.set_state(bank_id, retired, "invalidated")
         await self._vectors.flush()
         written = [f.id for f in facts] + list(retired)
         if written:
@@ -554,7 +639,13 @@ def _to_resolve(fact: PreparedFact) -> FactToResolve:
         at=fact.mentioned_at,
         content=fact.fact.text,
         mentions=tuple(
-            MentionToResolve(text=e.text, type=e.type, aliases=e.aliases, resolve=fact.resolve)
+            MentionToResolve(
+                text=e.text,
+                type=e.type,
+                aliases=e.aliases,
+                resolve=fact.resolve,
+                type_guessed=e.type_guessed,
+            )
             for e in fact.fact.entities
         ),
     )

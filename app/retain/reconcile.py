@@ -101,7 +101,10 @@ class Reconciler:
         A fact may be pending with its links already written (a memory edit that crashed, a
         vector found missing), so the links that start at it are replaced, never added to.
         """
-        valid = [i for i, r in enumerate(rows) if r.state == "valid"]
+        # Observations restate facts: they get no semantic links of their own.
+        valid = [
+            i for i, r in enumerate(rows) if r.state == "valid" and r.fact_type != "observation"
+        ]
         ids = [rows[i].id for i in valid]
         links = await self._semantic.find(bank_id, ids, vectors[valid]) if valid else []
         return await publish_facts(self._graph, bank_id, [r.id for r in rows], links, relinked=ids)

@@ -7,9 +7,17 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from app.domain.banks import BANK_ID_PATTERN
+from app.domain.defense import SecurityEvent
 from app.domain.tags import Tag
 
 DocumentId = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+# Metadata is flat text, bounded in keys and size (it is stored with every fact).
+MetadataKey = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+MetadataValue = Annotated[str, msgspec.Meta(max_length=10_000)]
+Metadata = Annotated[dict[MetadataKey, MetadataValue], msgspec.Meta(max_length=64)]
+MAX_ITEM_TAGS = 64
+MAX_ITEM_ENTITIES = 256
 
 # Hindsight's request keys that Mnemo accepts (so its clients work unchanged); those Mnemo does
 # not honour are named in the response's ``warnings`` (app/api/compat.py decides which).
@@ -32,9 +40,9 @@ class RetainItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     timestamp: datetime | None = None
     context: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
     document_id: DocumentId | None = None
-    metadata: dict[str, str] | None = None
-    tags: list[Tag] | None = None
-    entities: list[EntityHint] | None = None
+    metadata: Metadata | None = None
+    tags: Annotated[list[Tag], msgspec.Meta(max_length=MAX_ITEM_TAGS)] | None = None
+    entities: Annotated[list[EntityHint], msgspec.Meta(max_length=MAX_ITEM_ENTITIES)] | None = None
     resolve_entities: bool = True
     # Hindsight keys: how the item's observations are grouped, a named extraction strategy,
     # and whether a re-sent document replaces (Mnemo's way) or appends to the stored one.
@@ -97,6 +105,8 @@ class RetainResponse(msgspec.Struct, frozen=True, kw_only=True):
     items: list[ItemOutcome] = msgspec.field(default_factory=list)
     usage: Usage | None = None
     operation_id: str | None = None
+    # What memory defense redacted or blocked (item indexes are the request's).
+    security_events: list[SecurityEvent] = msgspec.field(default_factory=list)
     warnings: list[str] = msgspec.field(default_factory=list)
 
 
@@ -168,3 +178,9 @@ class OperationPage(msgspec.Struct, frozen=True, kw_only=True):
     total: int
     limit: int
     offset: int
+
+
+class ReconcileRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Which banks to reconcile: one, or every bank when ``bank_id`` is absent."""
+
+    bank_id: Annotated[str, msgspec.Meta(pattern=BANK_ID_PATTERN)] | None = None

@@ -1,7 +1,8 @@
 """Semantic neighbours of facts: which stored facts a fact is "about the same thing" as.
 
 One job: given facts (ids and their unit vectors), find the links the link policy asks for,
-within the given facts and to the bank's stored facts. Writing them is the publish step's.
+within the given facts and to the bank's stored facts (observations, which restate facts, are
+not linked). Writing them is the publish step's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from app.domain.facts import EXTRACTED_FACT_TYPES
 from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, semantic_pairs
 from app.store.vectors import VectorFilter, VectorStore
 
@@ -34,7 +36,7 @@ class SemanticLinkFinder:
         links = semantic_pairs(list(ids), vectors, self._policy)
         found = await self._vectors.search_many(
             vectors,
-            VectorFilter(bank_id=bank_id),
+            VectorFilter(bank_id=bank_id, fact_types=EXTRACTED_FACT_TYPES),
             self._policy.semantic_top_k,
             min_score=self._policy.semantic_threshold,
         )

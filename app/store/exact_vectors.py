@@ -1,7 +1,8 @@
-"""Exact in-memory search over banks' vectors: one float32 matrix and one state per point.
+"""Exact in-memory search over banks' vectors: one float32 matrix, a state and a type per point.
 
 The embedded store (``qdrant_edge``) answers batched searches with a score threshold that
-filter by bank and state only (retain's semantic links) from here. Qdrant Edge scans a bank's
+filter by bank, state and fact type only (retain's semantic links, consolidation's candidates)
+from here. Qdrant Edge scans a bank's
 unindexed points holding the GIL, 2.9 ms a query at 50k points, and so stalls the whole
 service; a matrix product releases the GIL and, with the threshold applied before any
 sorting, costs a fraction of that (decision 0008).
@@ -28,12 +29,15 @@ _STATE_CODES: dict[str, int] = {state: code for code, state in enumerate(get_arg
 
 
 class BankMatrix:
-    """One bank's points: ids, unit vectors and states, searched exactly by cosine."""
+    """One bank's points: ids, unit vectors, states and fact types, searched exactly by cosine."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._vectors: Matrix = np.zeros((0, dim), dtype=np.float32)
         self._states = np.zeros(0, dtype=np.int8)
+        self._types = np.zeros(0, dtype=np.int8)
+        # Fact types are few and open-ended: each gets a code when first seen.
+        self._type_codes: dict[str, int] = {}
         self._ids: list[str] = []
         self._row_of: dict[str, int] = {}
 
@@ -43,11 +47,18 @@ class BankMatrix:
     def __contains__(self, point_id: object) -> bool:
         return point_id in self._row_of
 
-    def put(self, ids: Sequence[str], vectors: Matrix, states: Sequence[MemoryState]) -> None:
+    def put(
+        self,
+        ids: Sequence[str],
+        vectors: Matrix,
+        states: Sequence[MemoryState],
+        fact_types: Sequence[str] | None = None,
+    ) -> None:
         """Insert points, or replace those already here (for a repeated id the last one wins)."""
         # Cosine similarity, as the engine computes it: both sides normalised, then a dot product.
         unit = l2_normalise(np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim))
-        for point_id, vector, state in zip(ids, unit, states, strict=True):
+        types = fact_types if fact_types is not None else [""] * len(ids)
+        for point_id, vector, state, fact_type in zip(ids, unit, states, types, strict=True):
             row = self._row_of.get(point_id)
             if row is None:
                 row = len(self._ids)
@@ -56,6 +67,18 @@ class BankMatrix:
                 self._row_of[point_id] = row
             self._vectors[row] = vector
             self._states[row] = _STATE_CODES[state]
+            self._types[row] = self._type_code(fact_type)
+
+    def _type_code(self, fact_type: str) -> int:
+        code = self._type_codes.get(fact_type)
+        if code is None:
+            code = self._type_codes[fact_type] = len(self._type_codes)
+        return code
+
+    def vector(self, point_id: str) -> Matrix | None:
+        """The unit vector of one point (a copy), or None when it is not here."""
+        row = self._row_of.get(point_id)
+        return None if row is None else self._vectors[row].copy()
 
     def set_state(self, ids: Iterable[str], state: MemoryState) -> None:
         """Change the state of the given points (ids not here are ignored)."""
@@ -75,21 +98,31 @@ class BankMatrix:
                 self._row_of[moved] = row
                 self._vectors[row] = self._vectors[last]
                 self._states[row] = self._states[last]
+                self._types[row] = self._types[last]
             self._ids.pop()
 
     def search(
-        self, queries: Matrix, states: Sequence[MemoryState], limit: int, min_score: float
+        self,
+        queries: Matrix,
+        states: Sequence[MemoryState],
+        limit: int,
+        min_score: float,
+        fact_types: Sequence[str] | None = None,
     ) -> list[list[VectorHit]]:
         """Per query, the ``limit`` best points in ``states`` scoring ``min_score`` or more.
 
-        Hits come best first. The threshold is what makes this cheap: top-k selection sorts
-        the few points above it, not every point of the bank.
+        ``fact_types`` keeps points of those types only (None: every type). Hits come best
+        first. The threshold is what makes this cheap: top-k selection sorts the few points
+        above it, not every point of the bank.
         """
         count = len(self._ids)
         if count == 0 or limit <= 0 or len(queries) == 0:
             return [[] for _ in queries]
         scores = l2_normalise(np.asarray(queries, dtype=np.float32)) @ self._vectors[:count].T
         allowed = np.isin(self._states[:count], [_STATE_CODES[s] for s in states])
+        if fact_types is not None:
+            codes = [self._type_codes[t] for t in fact_types if t in self._type_codes]
+            allowed &= np.isin(self._types[:count], codes)
         if not allowed.all():
             scores[:, ~allowed] = -np.inf
         query_of, row_of = np.nonzero(scores >= min_score)
@@ -119,7 +152,9 @@ class BankMatrix:
         vectors[: len(self._ids)] = self._vectors[: len(self._ids)]
         states = np.zeros(capacity, dtype=np.int8)
         states[: len(self._ids)] = self._states[: len(self._ids)]
-        self._vectors, self._states = vectors, states
+        types = np.zeros(capacity, dtype=np.int8)
+        types[: len(self._ids)] = self._types[: len(self._ids)]
+        self._vectors, self._states, self._types = vectors, states, types
 
 
 class BankMatrices:
@@ -158,7 +193,12 @@ class BankMatrices:
             self._fit(bank_id)
 
     def put(
-        self, bank_id: str, ids: Sequence[str], vectors: Matrix, states: Sequence[MemoryState]
+        self,
+        bank_id: str,
+        ids: Sequence[str],
+        vectors: Matrix,
+        states: Sequence[MemoryState],
+        fact_types: Sequence[str] | None = None,
     ) -> None:
         """Points written to ``bank_id``: each moves out of any other kept bank."""
         for other_id, other in self._banks.items():
@@ -166,7 +206,7 @@ class BankMatrices:
                 other.remove(ids)
         matrix = self._banks.get(bank_id)
         if matrix is not None:
-            matrix.put(ids, vectors, states)
+            matrix.put(ids, vectors, states, fact_types)
             self._fit(bank_id)
 
     def set_state(self, bank_id: str, ids: Sequence[str], state: MemoryState) -> None:

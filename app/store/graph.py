@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -29,8 +30,10 @@ from neo4j.exceptions import (
 from neo4j.graph import Node, Path, Relationship
 from neo4j.time import Date, DateTime, Duration, Time
 
+from app.config import Settings
 from app.errors import NotFound, Unavailable
 from app.store.cypher import CypherRegistry, Statement
+from app.store.local_neo4j import neo4j_auth
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -40,6 +43,8 @@ WRITE_ATTEMPTS = 5
 RETRY_BASE_DELAY_S = 0.05
 # Errors after which a retry (a new connection) may succeed.
 TRANSIENT_ERRORS = (ServiceUnavailable, SessionExpired)
+# What a statement raises when a node it matched was deleted by a concurrent transaction.
+ENTITY_DELETED = "Neo.ClientError.Statement.EntityNotFound"
 
 
 @asynccontextmanager
@@ -48,9 +53,16 @@ async def _as_domain_errors() -> AsyncIterator[None]:
     try:
         yield
     except (ServiceUnavailable, SessionExpired) as exc:
-        raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
+        # The driver's message names the server's address: it goes to the log, not the client.
+        log.warning("Neo4j unavailable: %s", exc)
+        raise Unavailable("Neo4j is unavailable; try again") from exc
     except TransientError as exc:
         raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
+    except Neo4jError as exc:
+        if exc.code != ENTITY_DELETED:
+            raise
+        # A write found its node, then another transaction deleted it before the lock.
+        raise NotFound("it was deleted by another request meanwhile") from exc
 
 
 def to_native(value: Any) -> Any:
@@ -108,8 +120,31 @@ def cypher_datetime(value: datetime) -> str:
 
 
 def convert_rows(rows: list[dict[str, Any]], into: type[T]) -> list[T]:
-    """Convert plain records into Structs (lax: Neo4j ints and floats are interchangeable)."""
-    return msgspec.convert(rows, list[into], strict=False)  # type: ignore[valid-type]
+    """Convert plain records into Structs (lax: Neo4j ints and floats are interchangeable).
+
+    Neo4j reads committed data: a node that another transaction deletes after this statement
+    found it reads back with no properties at all (every stored node has some, its bank id at
+    least). Such a row describes something that no longer exists; it is left out, as if the
+    statement had run a moment later, instead of failing the request as a malformed record.
+    """
+    try:
+        return msgspec.convert(rows, list[into], strict=False)  # type: ignore[valid-type]
+    except msgspec.ValidationError:
+        present = [_without_vanished(row) for row in rows]
+        kept = [row for row in present if row is not None]
+        if kept == rows:
+            raise
+        return msgspec.convert(kept, list[into], strict=False)  # type: ignore[valid-type]
+
+
+def _without_vanished(row: dict[str, Any]) -> dict[str, Any] | None:
+    """``row`` without the deleted nodes in its lists; None when a column is a deleted node."""
+    if any(value == {} for value in row.values()):
+        return None
+    return {
+        key: [item for item in value if item != {}] if type(value) is list else value
+        for key, value in row.items()
+    }
 
 
 class Tx:
@@ -154,6 +189,12 @@ class Graph:
         self.registry = registry
         self.database = database
         self._bank_writers = KeyedLocks()
+        # Writes made on behalf of clients (everything but background work): background work
+        # reads it to yield to them.
+        self.foreground_writes = 0
+        # Seconds background writers spent waiting for a bank's writers (not working): background
+        # work that paces itself by its own time leaves these out.
+        self.background_wait_s = 0.0
 
     @classmethod
     def connect(
@@ -164,33 +205,52 @@ class Graph:
         database: str = "neo4j",
         user: str | None = None,
         password: str | None = None,
+        auth: tuple[str, str] | None = None,
     ) -> Graph:
-        """Create the driver (connections are opened lazily, on first use)."""
-        auth = (user, password or "") if user else None
+        """Create the driver (connections are opened lazily, on first use).
+
+        ``auth``: a (user, password) pair; ``user``/``password`` are the same, apart.
+        """
+        auth = auth or ((user, password or "") if user else None)
         driver = AsyncGraphDatabase.driver(
             uri,
             auth=auth,
-            # Fail fast when Neo4j is down, so readiness answers 503 quickly.
-            connection_acquisition_timeout=10.0,
-            connection_timeout=5.0,
-            max_transaction_retry_time=15.0,
+            # Fail fast when Neo4j is down or hung; the liveness watcher (store/liveness.py)
+            # ends requests that still wait.
+            connection_acquisition_timeout=4.0,
+            connection_timeout=2.0,
+            max_transaction_retry_time=5.0,
             # Statements are reviewed files; "unknown property" hints on an empty bank are noise.
             notifications_min_severity="OFF",
         )
         return cls(driver, registry, database)
 
+    @classmethod
+    def from_settings(cls, settings: Settings, registry: CypherRegistry) -> Graph:
+        """The driver the settings describe, with the local server's password when it is ours."""
+        return cls.connect(
+            settings.bolt_uri,
+            registry=registry,
+            database=settings.neo4j_database,
+            auth=neo4j_auth(settings),
+        )
+
     async def close(self) -> None:
         """Close every connection."""
         await self._driver.close()
 
-    async def healthy(self) -> bool:
-        """True when Neo4j answers a trivial query."""
+    async def ping(self) -> None:
+        """Run a trivial query once (no retries: a refused connection raises at once)."""
+        async with self._driver.session(database=self.database) as session:
+            result = await session.run("RETURN 1")
+            await result.consume()
+
+    async def healthy(self, timeout: float = 1.5) -> bool:
+        """True when Neo4j answers a trivial query within ``timeout`` seconds."""
         try:
-            await self._driver.execute_query(
-                "RETURN 1", database_=self.database, routing_=RoutingControl.READ
-            )
-        except (Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
-            log.warning("Neo4j not usable: %s", exc)
+            await asyncio.wait_for(self.ping(), timeout)
+        except (TimeoutError, Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
+            log.warning("Neo4j not usable: %s", type(exc).__name__)
             return False
         return True
 
@@ -213,17 +273,25 @@ class Graph:
         found = await self.rows(name, params, into)
         return found[0] if found else None
 
-    async def run_implicit(
-        self, name: str, params: Mapping[str, Any] | None = None
+    async def run_batched(
+        self, bank_id: str, name: str, params: Mapping[str, Any] | None = None
     ) -> list[dict[str, Any]]:
-        """Run a statement in an implicit (auto-commit) transaction.
+        """Run a bank's ``CALL { ... } IN TRANSACTIONS`` statement (an implicit transaction).
 
-        Needed for ``CALL { ... } IN TRANSACTIONS``, which managed transactions refuse.
+        It is the bank's writer in this process for its duration, so no retain or
+        consolidation of the bank runs between its batches. A batch that deadlocks with a
+        writer elsewhere runs the statement again, which must therefore finish what is left
+        (a delete, a rebuild); the rows are the last run's.
         """
         statement = self.registry[name]
-        async with _as_domain_errors(), self._driver.session(database=self.database) as session:
-            result = await session.run(_query(statement), dict(params or {}))
-            return [record_dict(record) async for record in result]
+
+        async def run_once() -> list[dict[str, Any]]:
+            async with self._driver.session(database=self.database) as session:
+                result = await session.run(_query(statement), dict(params or {}))
+                return [record_dict(record) async for record in result]
+
+        async with self._bank_writers.hold(bank_id):
+            return await _retrying(run_once, WRITE_ATTEMPTS)
 
     async def write(
         self,
@@ -232,6 +300,7 @@ class Graph:
         *,
         exclusive: bool = True,
         attempts: int = WRITE_ATTEMPTS,
+        background: bool = False,
     ) -> T:
         """Run ``work`` in one write transaction of a bank; every writer of a bank comes here.
 
@@ -245,23 +314,24 @@ class Graph:
         work that changes nothing another writer reads or decides on (retain's publish: links
         between facts already written, and their pending flags); it can then deadlock with a
         writer, which the retry absorbs.
+
+        ``background`` marks work no client waits for (consolidation): it is not counted in
+        :attr:`foreground_writes`, which background work watches to stay out of the way.
         """
+        if not background:
+            self.foreground_writes += 1
+        waiting = time.perf_counter()
+
+        async def work_once() -> T:
+            async with self._driver_transaction() as tx:
+                if exclusive and not await tx.run("banks/lock", {"bank_id": bank_id}):
+                    raise NotFound(f"bank {bank_id!r} not found")
+                return await work(tx)
+
         async with self._bank_writers.hold(bank_id) if exclusive else contextlib.nullcontext():
-            for attempt in range(1, attempts + 1):
-                try:
-                    async with self._driver_transaction() as tx:
-                        if exclusive and not await tx.run("banks/lock", {"bank_id": bank_id}):
-                            raise NotFound(f"bank {bank_id!r} not found")
-                        return await work(tx)
-                except TransientError as exc:
-                    if attempt == attempts or not exc.is_retryable():
-                        raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
-                    delay = RETRY_BASE_DELAY_S * 2 ** (attempt - 1) * (1 + random.random())
-                    log.info("transient Neo4j error (%s); retrying in %.2f s", exc.code, delay)
-                    await asyncio.sleep(delay)
-                except (ServiceUnavailable, SessionExpired) as exc:
-                    raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
-        raise AssertionError("unreachable")
+            if background:
+                self.background_wait_s += time.perf_counter() - waiting
+            return await _retrying(work_once, attempts)
 
     @asynccontextmanager
     async def _driver_transaction(self) -> AsyncIterator[Tx]:
@@ -289,6 +359,26 @@ class Graph:
             "CALL db.awaitIndexes(300)", database_=self.database, routing_=RoutingControl.WRITE
         )
         return applied
+
+
+async def _retrying(once: Callable[[], Awaitable[T]], attempts: int) -> T:
+    """``once()``, run again with backoff after a transient failure (a deadlock, a lost leader).
+
+    ``once`` must keep no state from a failed attempt.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return await once()
+        except TransientError as exc:
+            if attempt == attempts or not exc.is_retryable():
+                raise Unavailable(f"Neo4j is busy, try again: {exc.message}") from exc
+            delay = RETRY_BASE_DELAY_S * 2 ** (attempt - 1) * (1 + random.random())
+            log.info("transient Neo4j error (%s); retrying in %.2f s", exc.code, delay)
+            await asyncio.sleep(delay)
+        except (ServiceUnavailable, SessionExpired) as exc:
+            log.warning("Neo4j unavailable: %s", exc)
+            raise Unavailable("Neo4j is unavailable; try again") from exc
+    raise AssertionError("unreachable")
 
 
 def _query(statement: Statement) -> LiteralString:

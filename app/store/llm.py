@@ -5,6 +5,10 @@ Extraction, and every other feature that asks a model for JSON, goes through
 HTTP failures, token usage per call (:class:`CallLog`), and answers that are not clean JSON
 repaired before they are refused (:class:`RepairingModel`).
 
+Features that run an agent loop (reflect) use :meth:`LlmClient.chat`: one chat completion that may
+answer with tool calls, under the same deadline, retries and usage log; and
+:meth:`LlmClient.structured_json` for an answer that must validate against a caller's JSON schema.
+
 Instructor mode: ``MD_JSON``. The schema goes into the system prompt and the answer is plain
 chat text holding one JSON object (fenced or not). It is the one structured mode that asks nothing
 of the server, and the spread of servers is the point here:
@@ -25,12 +29,14 @@ support it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Self, TypeVar
+from typing import Any, ClassVar, Final, Self, TypeVar
 
 import instructor
+import jsonschema
 import openai
 from instructor.core.exceptions import (
     IncompleteOutputException,
@@ -38,7 +44,7 @@ from instructor.core.exceptions import (
     InstructorRetryException,
 )
 from instructor.core.hooks import Hooks
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.config import ExtraValues
 
 from app.config import Settings
@@ -155,6 +161,93 @@ def _as_text(data: str | bytes | bytearray) -> str:
     return data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
 
 
+def json_schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why ``schema`` cannot shape a structured answer (None when it can).
+
+    The answer is one JSON object, so the schema must describe an object (or leave the type
+    open); anything else a caller would only learn about from a model that cannot comply.
+    """
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return f"not a valid JSON schema: {exc.message}"
+    kind = schema.get("type", "object")
+    if kind != "object" and not (isinstance(kind, list) and "object" in kind):
+        return f"the schema must describe a JSON object (its type is {kind!r})"
+    return None
+
+
+class SchemaAnswer(RepairingModel):
+    """A structured answer that must validate against a caller's JSON schema.
+
+    Subclassed per schema by :func:`schema_model`: instructor shows the model the caller's schema
+    (``model_json_schema``) and re-asks with the validation errors when the answer breaks it.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    caller_schema: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The caller's schema, which is what the model must follow."""
+        return cls.caller_schema
+
+    @model_validator(mode="before")
+    @classmethod
+    def _follows_schema(cls, data: Any) -> Any:
+        validator = jsonschema.validators.validator_for(cls.caller_schema)(cls.caller_schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise ValueError(
+                "; ".join(
+                    f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+                    for e in errors[:5]
+                )
+            )
+        return data
+
+    def answer(self) -> dict[str, Any]:
+        """The validated object, as the model wrote it."""
+        return dict(self.__pydantic_extra__ or {})
+
+
+def schema_model(schema: Mapping[str, Any]) -> type[SchemaAnswer]:
+    """A response model for ``schema`` (check it first with :func:`json_schema_problem`)."""
+    return type("StructuredAnswer", (SchemaAnswer,), {"caller_schema": dict(schema)})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for; ``arguments`` is its raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """One assistant message: its text and the tool calls it asked for."""
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: str | None
+
+    def as_message(self) -> dict[str, Any]:
+        """The message to send back in the conversation, in OpenAI's shape."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for call in self.tool_calls
+            ]
+        return message
+
+
 class LlmClient:
     """Structured answers from an OpenAI-compatible chat model, through instructor.
 
@@ -256,6 +349,51 @@ class LlmClient:
                 return result
         raise AssertionError("unreachable: the last attempt returns or raises")
 
+    async def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        call: CallLog,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        deadline_s: float | None = None,
+    ) -> ChatTurn:
+        """One chat completion, which may ask for calls of ``tools`` (OpenAI function tools).
+
+        The model chooses between answering and calling tools (``tool_choice`` auto); the caller
+        runs the tools and sends their results back. Transient HTTP failures are retried within
+        ``deadline_s`` (default: the client's deadline); usage goes to ``call``. Raises one of
+        :data:`LLM_FAILURES`.
+        """
+        options: dict[str, Any] = dict(self._sampling)
+        if tools:
+            options["tools"] = [dict(tool) for tool in tools]
+        if max_tokens is not None:
+            options["max_tokens"] = max_tokens
+        async with asyncio.timeout(deadline_s or self.deadline_s):
+            for attempt in range(self._max_retries + 1):
+                try:
+                    response = await self.openai.chat.completions.create(
+                        model=self.model,
+                        messages=[dict(m) for m in messages],  # type: ignore[misc]
+                        **options,
+                    )
+                except openai.APIError as exc:
+                    if attempt < self._max_retries and _is_transient(exc):
+                        await asyncio.sleep(self._backoff_s * 2**attempt)
+                        continue
+                    raise
+                call.on_response(response)
+                return _chat_turn(response)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def structured_json(
+        self, schema: Mapping[str, Any], messages: Sequence[dict[str, str]], call: CallLog
+    ) -> dict[str, Any]:
+        """One JSON object that validates against ``schema``, re-asked while it does not."""
+        answer = await self.structured(schema_model(schema), messages, call)
+        return answer.answer()
+
     def describe_failure(self, exc: BaseException, call: CallLog) -> str:
         """Say in a few words what failed (and after how many answers), for a warning."""
         cause = exc.__cause__ if isinstance(exc, InstructorRetryException) else exc
@@ -274,6 +412,43 @@ class LlmClient:
             f"malformed or invalid output after {answers} answer{'s' if answers != 1 else ''}"
             f" ({first_line(cause or exc)})"
         )
+
+
+def _chat_turn(response: Any) -> ChatTurn:
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return ChatTurn(content=None, tool_calls=(), finish_reason=None)
+    message = choices[0].message
+    calls = tuple(
+        ToolCall(
+            id=str(c.id or f"call_{i}"),
+            name=str(getattr(c.function, "name", "") or ""),
+            arguments=str(getattr(c.function, "arguments", "") or ""),
+        )
+        for i, c in enumerate(getattr(message, "tool_calls", None) or [])
+        if getattr(c, "function", None) is not None
+    )
+    content = message.content if isinstance(message.content, str) else None
+    return ChatTurn(content=content, tool_calls=calls, finish_reason=choices[0].finish_reason)
+
+
+def tool_arguments(call: ToolCall) -> dict[str, Any]:
+    """A tool call's arguments as an object; ``ValueError`` when they are not one.
+
+    Weak models send broken JSON here too, so the same repair as for structured answers is
+    tried before refusing.
+    """
+    text = call.arguments.strip() or "{}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        repaired = repair_json(text)
+        if repaired is None:
+            raise ValueError(f"arguments of {call.name!r} are not JSON: {text[:200]!r}") from None
+        value = json.loads(repaired)
+    if not isinstance(value, dict):
+        raise ValueError(f"arguments of {call.name!r} must be a JSON object, not {text[:200]!r}")
+    return value
 
 
 def _is_transient(cause: BaseException | None) -> bool:

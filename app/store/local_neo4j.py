@@ -1,4 +1,8 @@
-"""The embedded default: start (or reuse) the local Neo4j that ``scripts/neo4j`` provisions."""
+"""The embedded default: start (or reuse) the local Neo4j that ``scripts/neo4j`` provisions.
+
+The local server runs with authentication: ``scripts/neo4j`` generates the password of the user
+``neo4j`` under the data folder, and Mnemo reads it from there.
+"""
 
 from __future__ import annotations
 
@@ -37,6 +41,33 @@ def neo4j_script(settings: Settings, command: str, *, quiet: bool = False) -> in
         stdout=subprocess.DEVNULL if quiet else None,
     )
     return completed.returncode
+
+
+LOCAL_USER = "neo4j"
+
+
+def password_file(data_dir: Path) -> Path:
+    """Where ``scripts/neo4j`` keeps the local server's password (mode 0600)."""
+    return data_dir / "neo4j" / "password"
+
+
+def read_password(data_dir: Path) -> str | None:
+    """The local server's password, or None when it has not been generated yet."""
+    try:
+        return password_file(data_dir).read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def neo4j_auth(settings: Settings) -> tuple[str, str] | None:
+    """The credentials to connect with: the configured ones, else the local server's."""
+    if settings.neo4j_user:
+        return settings.neo4j_user, settings.neo4j_password or ""
+    if settings.uses_local_neo4j:
+        password = read_password(settings.data_path)
+        if password is not None:
+            return LOCAL_USER, password
+    return None
 
 
 def ensure_local_neo4j(settings: Settings) -> None:

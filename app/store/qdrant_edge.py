@@ -22,14 +22,14 @@ Measured facts that shape this adapter (qdrant-edge-py 0.9, two cores):
   and lets the log be truncated; it runs when the retain pipeline asks (after each retain; ~10 ms
   for a small batch), every ``flush_every_points`` written points (replaying 50k logged points
   takes ~1.4 s at start), and on ``close``. It is skipped when nothing was written since.
-* Searches with a ``min_score`` filtered by bank and state only (retain's semantic links) are
-  answered from an in-memory copy of the bank's vectors (``exact_vectors``), loaded at the
-  bank's first such search and kept current by every write made here: a matrix product that
-  releases the GIL, where the engine's exhaustive scan of an unindexed bank holds it for
-  ~3 ms a query at 50k points. ``exact_search_points`` caps the points kept (least recently
-  searched banks go first); a bank over the cap goes to the engine. Recall's queries (no
-  threshold, one at a time) keep the engine and its HNSW index, which answers one query
-  faster than a scan of every vector.
+* Searches with a ``min_score`` filtered by bank, state and fact type only (retain's semantic
+  links, consolidation's candidates) are answered from an in-memory copy of the bank's vectors
+  (``exact_vectors``), loaded at the bank's first such search and kept current by every write
+  made here: a matrix product that releases the GIL, where the engine's exhaustive scan of an
+  unindexed bank holds it for ~3 ms a query at 50k points. ``exact_search_points`` caps the
+  points kept (least recently searched banks go first); a bank over the cap goes to the engine.
+  Recall's queries (no threshold, one at a time) keep the engine and its HNSW index, which
+  answers one query faster than a scan of every vector.
 * The HNSW layout is Qdrant's multi-tenant recipe: no global graph (``m=0``), one graph per bank
   (``payload_m=16`` on the ``is_tenant`` ``bank_id`` index), built only for banks whose vectors
   outgrow ``full_scan_threshold`` (10 MB, about 6,500 384-d points); smaller banks are always
@@ -53,6 +53,7 @@ import qdrant_edge as qe
 
 from app.config import Settings
 from app.errors import Unavailable
+from app.store.embeddings import l2_normalise
 from app.store.exact_vectors import BankMatrices, BankMatrix
 from app.store.vectors import (
     INDEXED_FLOATS,
@@ -294,6 +295,7 @@ class EdgeVectorStore:
                         [i for i, _, _ in entries],
                         np.stack([v for _, v, _ in entries]),
                         [p.payload.state for _, _, p in entries],
+                        [p.payload.fact_type for _, _, p in entries],
                     )
 
             await self._write(build, len(batch), mirror)
@@ -383,14 +385,14 @@ class EdgeVectorStore:
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:
             raise ValueError(f"query vectors have shape {queries.shape}, expected (n, {self.dim})")
-        if min_score is not None and _bank_and_state_only(where):
+        if min_score is not None and _exactly_answerable(where):
             threshold = min_score
 
             def exact(shard: qe.EdgeShard) -> list[list[VectorHit]] | None:
                 matrix = self._kept_matrix(shard, where.bank_id)
                 if matrix is None:
                     return None
-                return matrix.search(queries, where.states, limit, threshold)
+                return matrix.search(queries, where.states, limit, threshold, where.fact_types)
 
             found = await self._run(exact)
             if found is not None:
@@ -424,13 +426,16 @@ class EdgeVectorStore:
             return None
         started = time.perf_counter()
         matrix = BankMatrix(self.dim)
-        pages = _scroll_bank(shard, bank_id, payload=qe.PayloadSelector.Include(["state"]))
+        pages = _scroll_bank(
+            shard, bank_id, payload=qe.PayloadSelector.Include(["state", "fact_type"])
+        )
         for records in pages:
             if records:
                 matrix.put(
                     [str(r.id) for r in records],
                     np.asarray([_vector_of(r) for r in records], dtype=np.float32),
                     [(r.payload or {}).get("state", "valid") for r in records],
+                    [str((r.payload or {}).get("fact_type", "")) for r in records],
                 )
         self._matrices.keep(bank_id, matrix)
         log.info(
@@ -440,6 +445,33 @@ class EdgeVectorStore:
             time.perf_counter() - started,
         )
         return self._matrices.get(bank_id)
+
+    async def vectors(self, bank_id: str, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vectors of the given points of one bank, by id (unit length).
+
+        Read from the bank's in-memory copy when it is kept, else from the shard.
+        """
+        if not ids:
+            return {}
+        wanted = [canonical_id(i) for i in ids]
+
+        def read(shard: qe.EdgeShard) -> dict[str, Vector]:
+            matrix = self._matrices.get(bank_id)
+            if matrix is not None:
+                kept = {i: matrix.vector(i) for i in wanted}
+                return {i: v for i, v in kept.items() if v is not None}
+            records = shard.retrieve(
+                list(dict.fromkeys(wanted)),
+                with_payload=qe.PayloadSelector.Include(["bank_id"]),
+                with_vector=True,
+            )
+            return {
+                str(r.id): l2_normalise(np.asarray([_vector_of(r)], dtype=np.float32))[0]
+                for r in records
+                if (r.payload or {}).get("bank_id") == bank_id
+            }
+
+        return await self._run(read)
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""
@@ -501,9 +533,11 @@ def _scroll_bank(
             return
 
 
-def _bank_and_state_only(where: VectorFilter) -> bool:
-    """True for a filter the in-memory copy can answer (it knows each point's state only)."""
-    return where == VectorFilter(bank_id=where.bank_id, states=where.states)
+def _exactly_answerable(where: VectorFilter) -> bool:
+    """True for a filter the in-memory copy can answer (it knows each point's state and type)."""
+    return where == VectorFilter(
+        bank_id=where.bank_id, states=where.states, fact_types=where.fact_types
+    )
 
 
 def _vector_of(record: qe.Record) -> Any:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 from qdrant_client import AsyncQdrantClient, models
 
 from app.config import Settings
@@ -245,6 +246,25 @@ class ServerVectorStore:
             [VectorHit(str(point.id), float(point.score)) for point in response.points]
             for response in responses
         ]
+
+    async def vectors(self, bank_id: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of the given points of one bank, by id."""
+        if not ids:
+            return {}
+        records = await self._client.retrieve(
+            self.collection,
+            ids=[canonical_id(i) for i in ids],
+            with_payload=["bank_id"],
+            with_vectors=True,
+        )
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for record in records:
+            vector: object = record.vector
+            if isinstance(vector, dict):  # the one unnamed vector, keyed by its (empty) name
+                vector = next(iter(vector.values()), None)
+            if (record.payload or {}).get("bank_id") == bank_id and isinstance(vector, list):
+                found[str(record.id)] = np.asarray(vector, dtype=np.float32)
+        return found
 
     async def ids(self, bank_id: str) -> set[str]:
         """Return every point id of a bank."""

@@ -40,6 +40,22 @@ def tag_tokens(tags: Iterable[str]) -> str:
     return " ".join([*(tag_token(t) for t in unique), count_token(len(unique))])
 
 
+# The stop words of Lucene's English analyzer (the full-text indexes' analyzer): a query made
+# only of these (and punctuation) has nothing left to search for.
+ANALYZER_STOP_WORDS = frozenset(
+    """
+    a an and are as at be but by for if in into is it no not of on or such that the their
+    then there these they this to was will with
+    """.split()  # noqa: SIM905 - a word list reads better as words
+)
+_WORDS = re.compile(r"\w+")
+
+
+def searchable(text: str) -> bool:
+    """True when ``text`` has a word the full-text index can match."""
+    return any(w not in ANALYZER_STOP_WORDS for w in _WORDS.findall(text.lower()))
+
+
 def escape_lucene(text: str) -> str:
     """Escape Lucene syntax so user text is searched as words, never parsed as a query."""
     escaped = _LUCENE_SPECIAL.sub(r"\\\1", text)

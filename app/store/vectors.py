@@ -110,6 +110,12 @@ class VectorStore(Protocol):
         caller that wants only close points does not sort all of them).
         """
 
+    async def vectors(self, bank_id: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of the given points of one bank, by id (absent ids are left out).
+
+        Consolidation reads a fact's vector here instead of embedding its text again.
+        """
+
     async def ids(self, bank_id: str) -> set[str]:
         """Every point id of a bank (for reconciliation with Neo4j)."""
 

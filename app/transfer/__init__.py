@@ -30,6 +30,8 @@ with its line number; lines that are not valid items are reported without being 
   ``decision_reason``, ``decided_at``.
 * ``merge``: ``record``, an audit record of a merge, split or revert (as ``GET
   .../entity-merges`` shows it), oldest first; kept for the record.
+* ``mental_model``: ``id``, ``name``, ``source_query``, ``tags``, ``max_tokens``, ``trigger``,
+  and, for the record, the exported page ``content`` and ``created_at``.
 
 **Importing an export** into a fresh (or empty) bank gives the same memories and identities:
 
@@ -46,6 +48,8 @@ with its line number; lines that are not valid items are reported without being 
    reason ``mnemo import``;
 5. memories invalidated in the export are invalidated with their reason;
 6. "different" review decisions are replayed on the new bank's review of the same pair.
+7. mental models are created again with their ids and settings; each page is written anew
+   from the imported memories (its evidence ids are the new bank's), so history starts over.
 
 What cannot be reproduced is reported, never silently dropped: memories of earlier versions of a
 document (retired chunks), observations, and reviews the new bank never filed. Merge, split and

@@ -20,6 +20,7 @@ from app.transfer.format import (
     ExportEntity,
     ExportLine,
     ExportMemory,
+    ExportMentalModel,
     ExportMention,
     ExportMerge,
     ExportName,
@@ -49,6 +50,9 @@ def export_bank(
                 retain_extraction_mode=bank.retain_extraction_mode,
                 retain_custom_instructions=bank.retain_custom_instructions,
                 entity_labels=bank.entity_labels,
+                reflect_mission=bank.reflect_mission,
+                enable_observations=bank.enable_observations,
+                observations_mission=bank.observations_mission,
             ),
             counts=bank.counts,
         )
@@ -91,6 +95,20 @@ def export_bank(
     records = list(client.iter_entity_merges(bank_id))[::-1]
     for record in records:
         write(ExportMerge(record=record))
+    models = list(client.iter_mental_models(bank_id))
+    for model in models:
+        write(
+            ExportMentalModel(
+                id=model.id,
+                name=model.name,
+                source_query=model.source_query,
+                tags=list(model.tags),
+                max_tokens=model.max_tokens,
+                trigger=model.trigger,
+                content=model.content,
+                created_at=model.created_at,
+            )
+        )
     return ExportSummary(
         bank_id=bank_id,
         documents=len(summaries),
@@ -98,6 +116,7 @@ def export_bank(
         entities=len(entities),
         reviews=len(reviews),
         merges=len(records),
+        mental_models=len(models),
     )
 
 

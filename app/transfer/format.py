@@ -10,6 +10,7 @@ import msgspec
 
 from app.curate.schemas.banks import BankCounts, BankUpdate
 from app.curate.schemas.entities import EntityMergeRecord
+from app.reflect.schemas import MentalModelTrigger
 from app.retain.schemas import EntityHint, RetainItem
 
 FORMAT = "mnemo-export"
@@ -125,6 +126,20 @@ class ExportMerge(msgspec.Struct, tag="merge", tag_field="kind", kw_only=True):
     record: EntityMergeRecord
 
 
+class ExportMentalModel(msgspec.Struct, tag="mental_model", tag_field="kind", kw_only=True):
+    """A mental model's question and settings; its page is written again on import."""
+
+    id: str
+    name: str
+    source_query: str | None = None
+    tags: list[str] = msgspec.field(default_factory=list)
+    max_tokens: int | None = None
+    trigger: MentalModelTrigger | None = None
+    # The page as exported, for the record: an import regenerates it from the imported memories.
+    content: str | None = None
+    created_at: datetime | None = None
+
+
 class _Kind(msgspec.Struct):
     kind: str | None = None
 
@@ -161,6 +176,7 @@ class ExportSummary(msgspec.Struct, frozen=True, kw_only=True):
     entities: int
     reviews: int
     merges: int
+    mental_models: int = 0
 
 
 class ImportReport(msgspec.Struct, kw_only=True):
@@ -181,6 +197,7 @@ class ImportReport(msgspec.Struct, kw_only=True):
     merges: int = 0
     invalidated: int = 0
     reviews: int = 0
+    mental_models: int = 0
     # Repairs the service refused (the bank then differs from the export).
     repair_errors: list[str] = msgspec.field(default_factory=list)
     notes: list[str] = msgspec.field(default_factory=list)
@@ -230,7 +247,15 @@ def parse_lines(lines: Iterable[bytes | str]) -> Iterator[ParsedLine]:
             yield ParsedLine(number, error=str(exc))
 
 
-ExportLine = ExportBank | ExportDocument | ExportMemory | ExportEntity | ExportReview | ExportMerge
+ExportLine = (
+    ExportBank
+    | ExportDocument
+    | ExportMemory
+    | ExportEntity
+    | ExportReview
+    | ExportMerge
+    | ExportMentalModel
+)
 
 
 _LINE_DECODER: msgspec.json.Decoder[ExportLine] = msgspec.json.Decoder(ExportLine)

@@ -9,6 +9,7 @@ import msgspec
 
 from app.client import ApiError, MnemoClient
 from app.curate.schemas.memories import Memory
+from app.reflect.schemas import CreateMentalModelRequest, MentalModelTriggerInput
 from app.retain.schemas import RetainItem
 from app.transfer.format import (
     DEFAULT_BATCH_SIZE,
@@ -21,6 +22,7 @@ from app.transfer.format import (
     ExportEntity,
     ExportLine,
     ExportMemory,
+    ExportMentalModel,
     ExportMerge,
     ExportReview,
     ImportRefused,
@@ -173,6 +175,7 @@ class _Restore:
         self.memories: list[ExportMemory] = []
         self.entities: dict[str, ExportEntity] = {}
         self.reviews: list[ExportReview] = []
+        self.models: list[ExportMentalModel] = []
 
     def run(
         self, rest: Iterator[ParsedLine], *, batch_size: int, total: int | None
@@ -199,6 +202,8 @@ class _Restore:
                 self.entities[record.id] = record
             elif isinstance(record, ExportReview):
                 self.reviews.append(record)
+            elif isinstance(record, ExportMentalModel):
+                self.models.append(record)
             elif isinstance(record, ExportMerge):
                 continue
             else:
@@ -211,6 +216,7 @@ class _Restore:
         new_of = self._identities(pairs)
         self._states(pairs)
         self._decide_reviews(new_of)
+        self._mental_models()
         return self.report
 
     # -- steps ----------------------------------------------------------------------------------
@@ -341,6 +347,42 @@ class _Restore:
             self.report.notes.append(
                 f"{len(missing)} 'different' review decisions were not replayed: the new bank "
                 f"filed no review of those pairs ({', '.join(missing[:5])})"
+            )
+
+    def _mental_models(self) -> None:
+        """Each model asked again, with its id: its page is written from the imported memories.
+
+        The exported page is not restored as it was, because its evidence ids are the exported
+        bank's: a page written from this bank's memories cites memories that exist here.
+        """
+        for model in self.models:
+            trigger = (
+                msgspec.convert(
+                    {k: v for k, v in msgspec.to_builtins(model.trigger).items() if v is not None},
+                    MentalModelTriggerInput,
+                )
+                if model.trigger is not None
+                else None
+            )
+            request = CreateMentalModelRequest(
+                id=model.id,
+                name=model.name,
+                source_query=model.source_query or model.name,
+                tags=model.tags or None,
+                trigger=trigger,
+                **({"max_tokens": model.max_tokens} if model.max_tokens else {}),
+            )
+            if self._attempt(
+                f"mental model {model.id!r}",
+                self.client.create_mental_model,
+                self.bank_id,
+                request,
+            ):
+                self.report.mental_models += 1
+        if self.report.mental_models:
+            self.report.notes.append(
+                f"{self.report.mental_models} mental models were created again; their pages "
+                "are being written from the imported memories (their history starts anew)"
             )
 
     def _attempt(self, what: str, action: Callable[..., object], *args: Any, **kw: Any) -> bool:

@@ -25,6 +25,7 @@ from msgspec import UNSET
 
 from app.domain.banks import BankDirectory
 from app.domain.events import EVENT_TYPES, Event, EventType
+from app.domain.paging import offset_of_cursor
 from app.errors import InvalidInput, NotFound
 from app.store.graph import Graph
 from app.store.webhook_http import HttpAnswer, WebhookSender
@@ -121,7 +122,7 @@ class WebhookService:
         """Subscribe; the answer shows the secret (made here when none was sent)."""
         await self._banks.require(bank_id)
         props = {
-            "url": data.url,
+            "url": _deliverable(data.url),
             "secret": data.secret or secrets.token_urlsafe(32),
             "event_types": list(dict.fromkeys(data.event_types or ())),
             "enabled": data.enabled,
@@ -154,7 +155,7 @@ class WebhookService:
         await self._stored(bank_id, webhook_id)
         props: dict[str, Any] = {}
         if data.url is not UNSET:
-            props["url"] = data.url
+            props["url"] = _deliverable(data.url)
         if data.secret is not UNSET:
             props["secret"] = data.secret
         if data.event_types is not UNSET:
@@ -208,9 +209,10 @@ class WebhookService:
 def _offset(cursor: str | None) -> int:
     if cursor is None or cursor == "":
         return 0
-    if not cursor.isdigit():
+    offset = offset_of_cursor(cursor)
+    if offset is None:
         raise InvalidInput("cursor must be a value of next_cursor", extra={"field": "cursor"})
-    return int(cursor)
+    return offset
 
 
 class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -251,10 +253,15 @@ class Dispatcher:
         )
         self._queue.put_nowait(event)
 
-    async def start(self) -> None:
-        """Resume pending deliveries and start taking events."""
-        for row in await self._graph.rows("webhooks/unfinished", {}, _UnfinishedRow):
-            self._spawn(row.webhook, row.delivery)
+    async def start(self, *, resume: bool = True) -> None:
+        """Resume pending deliveries (unless ``resume`` is false) and start taking events.
+
+        A process beside the service (``mnemo worker``) delivers only its own events: resuming
+        too would send the service's pending deliveries twice.
+        """
+        if resume:
+            for row in await self._graph.rows("webhooks/unfinished", {}, _UnfinishedRow):
+                self._spawn(row.webhook, row.delivery)
         self._worker = asyncio.create_task(self._work(), name="mnemo-webhooks")
 
     async def stop(self) -> None:
@@ -381,8 +388,17 @@ class Dispatcher:
             )
         except httpx.TimeoutException:
             return None, f"no answer within {config.timeout_seconds} s"
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             return None, f"{type(exc).__name__}: {exc}"[:500]
         if is_success(answer.status):
             return answer, None
         return answer, f"answered {answer.status}"
+
+
+def _deliverable(url: str) -> str:
+    """``url`` when a delivery can be sent to it; else a 400 (the pattern admits bad hosts)."""
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise InvalidInput(f"url cannot be delivered to: {exc}", extra={"field": "url"}) from exc
+    return url

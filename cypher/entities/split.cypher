@@ -2,9 +2,10 @@
 // and the name claims $claim_refs (made only by those facts), all tagged with the split id on
 // top of any earlier tag (see resolve/merge_entities), so that a revert moves them back. The
 // audit record keeps the trimmed claims' before-state; the source and the new entity are
-// recorded as different (a person said so: re-evaluation must not fold them back).
+// recorded as different when $decided (a person said so: re-evaluation must not fold them
+// back); a settle's split is the resolver's own judgement, which later evidence may undo.
 // params: $bank_id, $bank_key, $split_id, $source, $memory_ids, $claim_refs, $reason, $by,
-//   $trims_json, $entity {id, canonical_name, name_key, first, last}
+//   $decided, $trims_json, $entity {id, canonical_name, name_key, first, last}
 // mode: write
 MATCH (s:Entity {bank_id: $bank_id, id: $source})
 MATCH (bank:Bank {id: $bank_id})
@@ -21,7 +22,8 @@ SET rec.kind = 'split', rec.source = s.id, rec.source_name = s.canonical_name,
     rec.created_at = datetime(), rec.seq = bank.merge_seq
 CREATE (rec)-[:SPLIT_FROM]->(s)
 CREATE (rec)-[:SPLIT_INTO]->(n)
-CREATE (s)-[:DIFFERENT_FROM {split_id: rec.id, at: rec.created_at}]->(n)
+FOREACH (_ IN CASE WHEN $decided THEN [1] ELSE [] END |
+  CREATE (s)-[:DIFFERENT_FROM {split_id: rec.id, at: rec.created_at}]->(n))
 WITH s, n, rec
 CALL (s, n, rec) {
   UNWIND $memory_ids AS mid

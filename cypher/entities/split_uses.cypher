@@ -11,7 +11,7 @@ CALL (e) {
 }
 CALL (e) {
   MATCH (m:Memory)-[r:MENTIONS|ARCHIVED_LINK]->(e)
-  WHERE type(r) = 'MENTIONS' OR r.type = 'MENTIONS'
+  WHERE (type(r) = 'MENTIONS' OR r.type = 'MENTIONS') AND NOT m:Observation
   RETURN count(DISTINCT m) AS total
 }
 RETURN uses, total

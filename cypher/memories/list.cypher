@@ -1,41 +1,41 @@
-// One page of a bank's facts, newest first, with the total: ids only (memories/by_ids shapes
-// them). Candidates come from the full-text index when $lucene is set (scoped by bank_key in
-// the query itself), from the entity's mentions when $entity_id is set, from the bank otherwise;
-// every other filter is applied before paging, so none loses hits.
+// One page of a bank's facts, newest first (created_at, then mentioned_at, descending; id
+// ascending), as ids with their sort keys (memories/by_ids shapes them). The facts are read in
+// the order of the (bank_id, created_at) index from the cursor's key on ($before, or the latest
+// time), so a page costs its rows plus those a filter skips, never a sort of the whole bank.
+// The cursor's key ($before, $after_mentioned, $after_id; null id: no cursor) is the last row
+// of the previous page. Text and document filters go through memories/list_matches, and so
+// does an entity named by few facts; $entity_id here is for a hub, whose facts fill a page
+// within a few rows of the scan (sorting all of them would cost the hub's size).
+// The order names bank_id first (constant here) so that the planner takes the composite index's
+// order instead of sorting every row the seek finds.
 // Tags (exact strings): any = overlaps or untagged; all = contains all or untagged; *_strict
 // exclude untagged; exact = same set. Empty/null $tags: no tag filter.
-// params: $bank_id, $lucene, $types, $states, $document_id, $entity_id, $tags, $tags_match,
-//   $offset, $limit (null filters are off)
+// params: $bank_id, $before, $after_mentioned, $after_id, $types, $states, $document_id,
+//   $entity_id, $tags, $tags_match, $consolidation_states, $offset, $limit (null filters are
+//   off)
 // mode: read
-CALL () {
-  UNWIND CASE WHEN $lucene IS NULL AND $entity_id IS NULL THEN [1] ELSE [] END AS _
-  MATCH (m:Memory {bank_id: $bank_id})
-  RETURN m
-  UNION
-  UNWIND CASE WHEN $lucene IS NULL THEN [] ELSE [$lucene] END AS lucene
-  CALL db.index.fulltext.queryNodes('memory_search', lucene) YIELD node AS m
-  WHERE m.bank_id = $bank_id
-  RETURN m
-  UNION
-  UNWIND CASE WHEN $lucene IS NULL AND $entity_id IS NOT NULL THEN [1] ELSE [] END AS _
-  MATCH (:Entity {bank_id: $bank_id, id: $entity_id})<-[r:MENTIONS|ARCHIVED_LINK]-(m:Memory)
-  WHERE type(r) = 'MENTIONS' OR r.type = 'MENTIONS'
-  RETURN m
-}
-WITH m, coalesce(m.tags, []) AS tags
-WHERE ($types IS NULL OR m.fact_type IN $types)
+MATCH (m:Memory {bank_id: $bank_id})
+WHERE m.created_at <= datetime($before)
+  AND ($types IS NULL OR m.fact_type IN $types)
   AND ($states IS NULL OR m.state IN $states)
   AND ($document_id IS NULL OR m.document_id = $document_id)
+  AND ($consolidation_states IS NULL OR m.consolidation_state IN $consolidation_states)
+  AND (coalesce(size($tags), 0) = 0 OR CASE $tags_match
+        WHEN 'any' THEN size(coalesce(m.tags, [])) = 0 OR any(t IN m.tags WHERE t IN $tags)
+        WHEN 'all' THEN size(coalesce(m.tags, [])) = 0 OR all(t IN $tags WHERE t IN m.tags)
+        WHEN 'any_strict' THEN any(t IN coalesce(m.tags, []) WHERE t IN $tags)
+        WHEN 'all_strict' THEN size(coalesce(m.tags, [])) > 0 AND all(t IN $tags WHERE t IN m.tags)
+        WHEN 'exact' THEN all(t IN $tags WHERE t IN coalesce(m.tags, []))
+                          AND all(t IN coalesce(m.tags, []) WHERE t IN $tags)
+        ELSE false END)
   AND ($entity_id IS NULL OR EXISTS {
         MATCH (m)-[r:MENTIONS|ARCHIVED_LINK]->(:Entity {bank_id: $bank_id, id: $entity_id})
         WHERE type(r) = 'MENTIONS' OR r.type = 'MENTIONS' })
-  AND (coalesce(size($tags), 0) = 0 OR CASE $tags_match
-        WHEN 'any' THEN size(tags) = 0 OR any(t IN tags WHERE t IN $tags)
-        WHEN 'all' THEN size(tags) = 0 OR all(t IN $tags WHERE t IN tags)
-        WHEN 'any_strict' THEN any(t IN tags WHERE t IN $tags)
-        WHEN 'all_strict' THEN size(tags) > 0 AND all(t IN $tags WHERE t IN tags)
-        WHEN 'exact' THEN all(t IN $tags WHERE t IN tags) AND all(t IN tags WHERE t IN $tags)
-        ELSE false END)
-WITH m ORDER BY m.created_at DESC, m.mentioned_at DESC, m.id
-WITH collect(m.id) AS ids
-RETURN size(ids) AS total, ids[$offset..($offset + $limit)] AS ids
+  AND ($after_id IS NULL OR m.created_at < datetime($before)
+       OR coalesce(m.mentioned_at, datetime('0001-01-01T00:00:00Z')) < datetime($after_mentioned)
+       OR (coalesce(m.mentioned_at, datetime('0001-01-01T00:00:00Z')) = datetime($after_mentioned)
+           AND m.id > $after_id))
+WITH m, coalesce(m.mentioned_at, datetime('0001-01-01T00:00:00Z')) AS mentioned
+ORDER BY m.bank_id DESC, m.created_at DESC, mentioned DESC, m.id
+SKIP $offset LIMIT $limit
+RETURN m.id AS id, [toString(m.created_at), toString(mentioned), m.id] AS key

@@ -19,7 +19,7 @@ WITH a, b, r, ats
 WHERE r.first_at IN ats OR r.last_at IN ats
 CALL (a, b) {
   OPTIONAL MATCH (a)<-[:MENTIONS]-(o:Memory)-[:MENTIONS]->(b)
-  WHERE o.state = 'valid' AND NOT o.id IN $memory_ids
+  WHERE o.state = 'valid' AND NOT o.id IN $memory_ids AND NOT o:Observation
   RETURN min(o.mentioned_at) AS first, max(o.mentioned_at) AS last
 }
 SET r.first_at = coalesce(first, r.first_at), r.last_at = coalesce(last, r.last_at)

@@ -1,7 +1,7 @@
 // A fact leaves the active graph (invalidated or deleted): its entities lose its mention.
 // mention_count counts valid facts only; first_seen/last_seen are recomputed from the remaining
 // valid facts only when a leaving fact held the extreme (cheap for hubs), and kept as they are
-// when none remains (the entity stays as a historical record).
+// when none remains (the entity stays as a historical record). Observations count nothing.
 // params: $bank_id, $memory_ids (facts still holding their MENTIONS edges)
 // mode: write
 UNWIND $memory_ids AS id
@@ -12,7 +12,7 @@ WITH e, ats
 WHERE e.first_seen IN ats OR e.last_seen IN ats
 CALL (e) {
   OPTIONAL MATCH (e)<-[:MENTIONS]-(o:Memory)
-  WHERE o.state = 'valid' AND NOT o.id IN $memory_ids
+  WHERE o.state = 'valid' AND NOT o.id IN $memory_ids AND NOT o:Observation
   RETURN min(o.mentioned_at) AS first, max(o.mentioned_at) AS last
 }
 SET e.first_seen = coalesce(first, e.first_seen), e.last_seen = coalesce(last, e.last_seen)

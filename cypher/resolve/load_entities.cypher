@@ -1,9 +1,12 @@
 // What entity resolution needs of each candidate: names (and which were stated), type, times,
 // counts, degree, the most frequent neighbours with their counts, and the entities a reviewer
-// decided are different. Neighbours come as two parallel lists: a popular entity has hundreds,
-// most of them shared with the other candidates, so their degree and series are read once
-// per batch (resolve/neighbour_info), not once per pair.
-// params: $bank_id, $ids, $max_neighbours
+// decided are different; and, in the same round trip, the degree and series key of each
+// distinct neighbour not in $known. A popular entity has hundreds of neighbours, most of them
+// shared with the other candidates, so each neighbour's degree is read once per statement,
+// not once per pair, and not again for neighbours an earlier load of the batch read.
+// One row: `entities` (in the order of $ids) and `neighbours`. Times come as ISO 8601 text:
+// the driver decodes a temporal value in pure Python, at a cost that shows in every write.
+// params: $bank_id, $ids, $max_neighbours, $known
 // mode: read
 UNWIND $ids AS id
 MATCH (e:Entity {bank_id: $bank_id, id: id})
@@ -16,8 +19,22 @@ CALL (e) {
   WITH o, r.count AS count ORDER BY count DESC, o.id LIMIT $max_neighbours
   RETURN collect(o.id) AS neighbour_ids, collect(count) AS neighbour_counts
 }
-RETURN e.id AS id, e.canonical_name AS canonical_name, e.type AS type,
-       e.first_seen AS first_seen, e.last_seen AS last_seen,
-       e.mention_count AS mention_count, coalesce(e.is_label, false) AS is_label,
-       COUNT { (e)-[:CO_OCCURS]-() } AS degree, names, neighbour_ids, neighbour_counts,
-       [(e)-[:DIFFERENT_FROM]-(x:Entity) | x.id] AS decided_apart
+WITH collect({
+  id: e.id, canonical_name: e.canonical_name, type: e.type,
+  first_seen: toString(e.first_seen), last_seen: toString(e.last_seen),
+  mention_count: e.mention_count, is_label: coalesce(e.is_label, false),
+  degree: COUNT { (e)-[:CO_OCCURS]-() }, names: names,
+  neighbour_ids: neighbour_ids, neighbour_counts: neighbour_counts,
+  decided_apart: [(e)-[:DIFFERENT_FROM]-(x:Entity) | x.id]
+}) AS entities
+CALL (entities) {
+  UNWIND entities AS loaded
+  UNWIND loaded.neighbour_ids AS neighbour
+  WITH DISTINCT neighbour
+  WHERE NOT neighbour IN $known
+  MATCH (o:Entity {bank_id: $bank_id, id: neighbour})
+  RETURN collect({
+    id: o.id, degree: COUNT { (o)-[:CO_OCCURS]-() }, series: coalesce(o.series, '')
+  }) AS neighbours
+}
+RETURN entities, neighbours

@@ -1,5 +1,8 @@
 // Candidate entities for each probe (a name to resolve): exact name key through the Name
-// index, then the full-text entity_lookup index (folded tokens, fuzzy tokens, lookup keys).
+// index, then the full-text entity_lookup index (folded tokens, fuzzy tokens, lookup keys),
+// $limit a probe; one row per entity found, with every name key, its type, canonical name and
+// label flag, so that the caller tells which hits a mention could resolve to without another
+// round trip (as resolve/names_of reads them).
 // params: $bank_id, $probes [{i, key, lucene}], $limit
 // mode: read
 UNWIND $probes AS p
@@ -14,4 +17,10 @@ CALL (p) {
 }
 WITH p, id, max(score) AS score
 ORDER BY p.i, score DESC, id
-RETURN p.i AS i, collect(id)[..$limit] AS ids
+WITH p, collect(id)[..$limit] AS ids
+UNWIND ids AS id
+WITH DISTINCT id
+MATCH (e:Entity {bank_id: $bank_id, id: id})
+OPTIONAL MATCH (e)-[:KNOWN_AS]->(n:Name)
+RETURN e.id AS id, e.type AS type, e.canonical_name AS canonical_name,
+       coalesce(e.is_label, false) AS is_label, collect(DISTINCT n.key) AS keys

@@ -6,7 +6,8 @@ Sarah Park (a namesake tie, filed for review), two near-identical facts (a SEMAN
 second retained last but earlier in event time) and a document whose only fact was invalidated.
 Bank B repeats part of A (the same names), to show that nothing crosses banks. Bank C (an LLM
 mode against the scripted endpoint) holds a three-fact causal chain and a document the
-extraction found nothing in.
+extraction found nothing in. Bank D (on a service whose consolidation worker runs) holds two
+restatements of one claim, consolidated into an observation.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from app.curate.analytics import MAX_INT_PARAM, analytics_queries, run_analytics
 from app.errors import InvalidInput, NotFound
 from app.store.cypher import CypherRegistry
 from app.store.graph import Graph
+from tests.support.consolidating_app import consolidating_http, observations, wait_for
 from tests.support.fake_openai import FakeOpenAIServer, reply_json
 from tests.support.helpers import GraphProbe, retain
 from tests.support.llm_app import llm_http, llm_server
 
-__all__ = ["llm_http", "llm_server"]  # fixtures used by this module
+__all__ = ["consolidating_http", "llm_http", "llm_server"]  # fixtures used by this module
 
 QUERIES = [q.name for q in analytics_queries(CypherRegistry.load())]
 
@@ -148,11 +150,17 @@ CHAIN = {
 }
 
 
+RESTATED = [
+    ("Ana Ruiz has two dogs.", "2024-01-05T09:00:00Z"),
+    ("Ana Ruiz owns 2 dogs.", "2024-02-11T18:30:00Z"),
+]
+
+
 class Banks:
     """What the module's banks hold, by name."""
 
-    def __init__(self, probe: GraphProbe, a: str, b: str, c: str) -> None:
-        self.a, self.b, self.c = a, b, c
+    def __init__(self, probe: GraphProbe, a: str, b: str, c: str, d: str) -> None:
+        self.a, self.b, self.c, self.d = a, b, c, d
         self._probe = probe
 
     def entity(self, bank: str, name: str) -> str:
@@ -191,9 +199,13 @@ def banks(
     http: httpx.Client,
     llm_http: httpx.Client,
     llm_server: FakeOpenAIServer,
+    consolidating_http: httpx.Client,
     graph_probe: GraphProbe,
 ) -> Iterator[Banks]:
     suffix = uuid.uuid4().hex[:10]
+    d = _make_bank(consolidating_http, f"an-d-{suffix}")
+    for n, (text, at) in enumerate(RESTATED):
+        retain(consolidating_http, d, {"content": text, "timestamp": at, "document_id": f"r{n}"})
     a = _make_bank(http, f"an-a-{suffix}", retain_extraction_mode="chunks")
     b = _make_bank(http, f"an-b-{suffix}", retain_extraction_mode="chunks")
     c = _make_bank(llm_http, f"an-c-{suffix}", retain_extraction_mode="concise")
@@ -223,14 +235,15 @@ def banks(
             "document_id": "small-talk",
         },
     )
-    yield Banks(graph_probe, a, b, c)
-    for bank, client in ((a, http), (b, http), (c, llm_http)):
+    wait_for(lambda: observations(consolidating_http, d))
+    yield Banks(graph_probe, a, b, c, d)
+    for bank, client in ((a, http), (b, http), (c, llm_http), (d, consolidating_http)):
         client.delete(f"/v1/default/banks/{bank}")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def graph(settings: Settings) -> AsyncIterator[Graph]:
-    store = Graph.connect(settings.bolt_uri, registry=CypherRegistry.load())
+    store = Graph.from_settings(settings, CypherRegistry.load())
     try:
         yield store
     finally:
@@ -241,6 +254,8 @@ def _params(banks: Banks, name: str) -> dict[str, Any]:
     """Required parameters of a query, on the bank where it has something to find."""
     if name == "causal_chains":
         return {"bank_id": banks.c, "memory_id": banks.fact(banks.c, MISSED)}
+    if name.startswith("observation"):
+        return {"bank_id": banks.d}
     params: dict[str, Any] = {"bank_id": banks.a}
     if "entity_id" in {
         p.name for q in analytics_queries(CypherRegistry.load()) if q.name == name for p in q.params
@@ -269,6 +284,7 @@ async def test_every_analytics_query_answers_on_a_real_bank_and_stays_in_it(
 
     assert rows, f"{name} found nothing in a bank built to have an answer"
     others = banks.ids(banks.b) | (banks.ids(banks.c) if params["bank_id"] != banks.c else set())
+    others |= banks.ids(banks.a) if params["bank_id"] == banks.d else set()
     leaked = others & set(_strings(rows))
     assert not leaked, f"{name} returned another bank's ids"
 
@@ -467,3 +483,13 @@ async def test_run_analytics_checks_the_name_and_the_parameters(graph: Graph, ba
         await run_analytics(graph, "overview", {"bank_id": "no-such-bank-anywhere"})
     named = await run_analytics(graph, "analytics/top_entities", {"bank_id": banks.a, "limit": "1"})
     assert [r["name"] for r in named] == ["Bo Ng"]
+
+
+async def test_observation_evidence_draws_the_observation_its_facts_and_their_documents(
+    graph: Graph, banks: Banks
+) -> None:
+    rows = await run_analytics(graph, "observation_evidence", {"bank_id": banks.d})
+    kinds = {step for r in rows for step in r["p"][1::2]}
+    assert kinds == {"DERIVED_FROM", "FROM", "PART_OF", "MENTIONS", "HAS_REVISION"}
+    [listed] = await run_analytics(graph, "observations", {"bank_id": banks.d})
+    assert listed["proof_count"] == 2 and listed["revisions"] == 1

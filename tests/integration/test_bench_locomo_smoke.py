@@ -83,7 +83,7 @@ def test_locomo_benchmark_runs_at_ci_size(test_neo4j: str, tmp_path: Path) -> No
 
     assert report["questions"] == len(QUESTIONS)  # the adversarial question is left out
     results = report["results"]
-    assert set(results) == {"mnemo", "bm25", "dense", "rrf"}
+    assert set(results) == {"mnemo", "mnemo-facts", "bm25", "dense", "rrf"}
     overall = results["mnemo"]["overall"]
     values = [overall[f"R@{k}"] for k in (1, 5, 10, 25)]
     assert values == sorted(values)  # recall@k never falls as k grows

@@ -19,12 +19,13 @@ from app.client import MnemoClient
 from app.config import Settings
 from app.curate.schemas.banks import BankUpdate
 from app.retain.schemas import EntityHint, RetainItem
+from tests.conftest import neo4j_test_env
 from tests.support.cli import Cli
 
 
 @pytest.fixture(scope="module")
 def cli(base_url: str, settings: Settings) -> Cli:
-    return Cli(base_url, env={"MNEMO_NEO4J_URI": settings.bolt_uri})
+    return Cli(base_url, env=neo4j_test_env())
 
 
 @pytest.fixture
@@ -325,3 +326,30 @@ def test_cypher_runs_analytics_queries_against_neo4j(
 def test_an_unreachable_server_is_a_clear_error(cli: Cli) -> None:
     done = cli.run("banks", "list", "--url", "http://127.0.0.1:9", url=False, expect=1)
     assert "cannot reach the Mnemo API" in done.stderr
+
+
+def test_reflect_prints_the_cited_answer_and_the_client_reads_mental_models(
+    cli: Cli, client: MnemoClient, bank: str
+) -> None:
+    from app.reflect.schemas import CreateMentalModelRequest
+
+    [memory_id] = client.retain(
+        bank, [RetainItem(content="Caroline adopted a grey kitten named Pebble.")]
+    ).memory_ids
+
+    printed = cli.run("reflect", "What pet does Caroline have?", "-b", bank).stdout
+    answer = cli.json("reflect", "What pet does Caroline have?", "-b", bank, "--budget", "low")
+    created = client.create_mental_model(
+        bank, CreateMentalModelRequest(name="Pets", source_query="What pets does Caroline have?")
+    )
+    deadline = time.monotonic() + 60
+    while client.operation(bank, created.operation_id).status not in ("completed", "failed"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+    assert f"Pebble. [{memory_id}]" in printed
+    assert [m["id"] for m in answer["based_on"]["memories"]] == [memory_id]
+    model = client.get_mental_model(bank, created.mental_model_id)
+    assert f"[{memory_id}]" in (model.content or "")
+    assert [v.version for v in client.mental_model_history(bank, created.mental_model_id)] == [1]
+    assert client.reflect(bank, "pets").based_on is not None

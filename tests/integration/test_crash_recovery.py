@@ -7,9 +7,12 @@ exits right after the graph transaction commits and before any vector is written
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +22,7 @@ import httpx
 import pytest
 
 from app.store.qdrant_edge import EdgeVectorStore
-from tests.conftest import TEST_BOLT_PORT
+from tests.conftest import neo4j_test_env
 from tests.support.helpers import GraphProbe
 from tests.support.live_server import free_port
 
@@ -31,9 +34,12 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
     env.update(
         MNEMO_DATA_DIR=str(data_dir),
-        MNEMO_NEO4J_URI=f"bolt://127.0.0.1:{TEST_BOLT_PORT}",
-        **extra,
+        # These tests compare what retain left behind with what the next start published; the
+        # consolidation worker would add observations (and their vectors) in between.
+        MNEMO_CONSOLIDATION_WORKER="false",
+        **neo4j_test_env(),
     )
+    env.update(extra)
     return env
 
 
@@ -180,3 +186,114 @@ def test_interrupted_operation_is_resumed_at_the_next_start(
             "MATCH (m:Memory {bank_id: $b}) RETURN m.vector_pending AS pending", b=bank_id
         )
         assert rows and all(row["pending"] is False for row in rows)
+
+
+@pytest.mark.slow
+def test_sigkill_during_a_large_retain_leaves_all_or_nothing_and_recall_works_after(
+    tmp_path: Path, graph_probe: GraphProbe, bank_id: str
+) -> None:
+    """A real SIGKILL of the service process while a 300-item retain is being written."""
+    items = [{"content": "Zephyrine Quasarova planted a violet orchard in Tallinn in 2019."}]
+    items += [
+        {"content": f"Visitor {i} counted {i * 7} birds near the northern lake on day {i}."}
+        for i in range(1, 300)
+    ]
+    documents = "MATCH (d:Document {bank_id: $b}) RETURN count(d) AS n"
+    with service(tmp_path) as (url, process):
+        assert httpx.put(f"{url}/v1/default/banks/{bank_id}", json={}).status_code == 200
+        sender = threading.Thread(
+            target=lambda: _post_quietly(f"{url}/v1/default/banks/{bank_id}/memories", items),
+            daemon=True,
+        )
+        sender.start()
+        deadline = time.monotonic() + 300
+        # Kill as soon as the write transaction has committed: the vectors and semantic links
+        # of the publish are then half written at most.
+        while graph_probe.value(documents, b=bank_id) == 0:
+            assert time.monotonic() < deadline, "the retain never reached Neo4j"
+            assert process.poll() is None
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        assert process.wait(timeout=60) == -signal.SIGKILL
+        sender.join(timeout=60)
+
+    # All or nothing: every item's document was written in the one transaction.
+    assert graph_probe.value(documents, b=bank_id) == len(items)
+    with service(tmp_path) as (url, _):  # the start-up repair finishes the publish
+        pending = graph_probe.value(
+            "MATCH (m:Memory {bank_id: $b}) WHERE m.vector_pending RETURN count(m) AS n",
+            b=bank_id,
+        )
+        assert pending == 0
+        recall = httpx.post(
+            f"{url}/v1/default/banks/{bank_id}/memories/recall",
+            json={"query": "Who planted a violet orchard in Tallinn?"},
+            timeout=120,
+        ).json()
+        assert any("Quasarova" in r["text"] for r in recall["results"][:5])
+        facts = graph_probe.value("MATCH (m:Memory {bank_id: $b}) RETURN count(m) AS n", b=bank_id)
+        assert facts >= len(items)
+
+
+def _post_quietly(url: str, items: list[dict[str, str]]) -> None:
+    with contextlib.suppress(httpx.TransportError):
+        httpx.post(url, json={"items": items}, timeout=600)
+
+
+def test_a_group_killed_between_stores_is_published_by_the_next_start(
+    tmp_path: Path, graph_probe: GraphProbe, bank_id: str
+) -> None:
+    # Requests that wait together share one write: the crash after it leaves the facts of
+    # several requests pending, and the next start publishes all of them, links included.
+    documents = [f"turn-{i}" for i in range(4)]
+    crash = {
+        "MNEMO_FAULT_INJECTION": "crash_after_graph_write",
+        "MNEMO_RETAIN_GROUP_WAIT_MS": "2000",
+    }
+    with service(tmp_path, **crash) as (url, process):
+        assert httpx.put(f"{url}/v1/default/banks/{bank_id}", json={}).status_code == 200
+
+        async def send_all() -> list[BaseException | httpx.Response]:
+            async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+                return await asyncio.gather(
+                    *(
+                        client.post(
+                            f"/v1/default/banks/{bank_id}/memories",
+                            json={"items": [{"content": SIMILAR, "document_id": d}]},
+                        )
+                        for d in documents
+                    ),
+                    return_exceptions=True,
+                )
+
+        answers = asyncio.run(send_all())
+        assert all(isinstance(a, httpx.TransportError) for a in answers), answers
+        assert process.wait(timeout=60) == 97
+
+    written = graph_probe.rows(
+        "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.document_id AS d, "
+        "m.vector_pending AS pending",
+        b=bank_id,
+    )
+    # One write held them all (the first waited for company), and none of it is published.
+    assert {row["d"] for row in written} == set(documents)
+    assert all(row["pending"] is True for row in written)
+    assert _vector_ids(tmp_path, bank_id) == set()
+
+    with service(tmp_path) as (url, _):
+        after = graph_probe.rows(
+            "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.vector_pending AS pending",
+            b=bank_id,
+        )
+        assert all(row["pending"] is False for row in after)
+        found = httpx.post(
+            f"{url}/v1/default/banks/{bank_id}/memories/recall",
+            json={"query": "Who wrote the first program?"},
+            timeout=60,
+        )
+        assert found.status_code == 200, found.text
+        results = {r["id"] for r in found.json()["results"]}
+        assert results and results <= {str(row["id"]) for row in written}
+    assert _vector_ids(tmp_path, bank_id) == {str(row["id"]) for row in written}
+    # Each request's two facts say the same: the repair linked them by meaning.
+    assert len(_semantic_links(graph_probe, bank_id)) >= len(documents)

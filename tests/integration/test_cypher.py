@@ -11,6 +11,7 @@ import neo4j
 import pytest
 
 from app.store.cypher import CypherRegistry
+from tests.conftest import neo4j_test_auth
 
 REGISTRY = CypherRegistry.load()
 
@@ -18,7 +19,9 @@ REGISTRY = CypherRegistry.load()
 @pytest.fixture(scope="module")
 def session(test_neo4j: str):  # type: ignore[no-untyped-def]
     with (
-        neo4j.GraphDatabase.driver(test_neo4j, notifications_min_severity="OFF") as driver,
+        neo4j.GraphDatabase.driver(
+            test_neo4j, auth=neo4j_test_auth(), notifications_min_severity="OFF"
+        ) as driver,
         driver.session() as session,
     ):
         yield session

@@ -10,6 +10,7 @@ decided reviews.
 from __future__ import annotations
 
 import io
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -24,6 +25,11 @@ from app.client import MnemoClient
 from app.curate.schemas.banks import BankUpdate
 from app.curate.schemas.memories import MemoryUpdate
 from app.domain.names import name_key
+from app.reflect.schemas import (
+    CreateMentalModelRequest,
+    MentalModelResponse,
+    MentalModelTriggerInput,
+)
 from app.retain.schemas import EntityHint, RetainItem
 from app.transfer import export_bank, import_lines
 from tests.support.cli import Cli
@@ -102,7 +108,7 @@ def curated_chunks_bank(client: MnemoClient, bank: str) -> dict[str, Any]:
         client,
         bank,
         RetainItem(
-            content="Dana Whitfield runs the Lisbon office of Acme with Rui Costa.",
+            content="Dana Whitfield of Acme runs the Lisbon office with Rui Costa.",
             timestamp=at("2024-01-10T09:00:00Z"),
             document_id="acme/1",
             tags=["acme"],
@@ -118,7 +124,7 @@ def curated_chunks_bank(client: MnemoClient, bank: str) -> dict[str, Any]:
             entities=person("Dana Whitfield", "Rui Costa", "Inês Duarte"),
         ),
         RetainItem(
-            content="Dr. Whitfield presented at Globex with Mei Tan.",
+            content="Dr. Whitfield of Globex presented with Mei Tan.",
             timestamp=at("2025-06-01T09:00:00Z"),
             document_id="globex/1",
             entities=[*person("Dr. Whitfield"), globex, *person("Mei Tan")],
@@ -235,13 +241,24 @@ def test_a_local_mode_bank_round_trips_through_the_library(client: MnemoClient, 
         ],
     )
     client.delete_document(bank, "gone")
+    model = client.create_mental_model(
+        bank,
+        CreateMentalModelRequest(
+            id="melanie-art",
+            name="Melanie's art",
+            source_query="What did Melanie paint?",
+            tags=["personal"],
+            max_tokens=1024,
+            trigger=MentalModelTriggerInput(mode="delta", refresh_after_consolidation=True),
+        ),
+    )
     lisbon = client.list_memories(bank, q="Lisbon").items[0]
     client.invalidate_memory(bank, lisbon.id, "she moved back")
     before = snapshot(client, bank)
 
     out = io.StringIO()
     summary = export_bank(client, bank, out)
-    assert (summary.documents, summary.memories) == (3, 5)
+    assert (summary.documents, summary.memories, summary.mental_models) == (3, 5, 1)
     ticks: list[tuple[str, int, int | None]] = []
     target = fresh_id()
     report = import_lines(
@@ -257,3 +274,45 @@ def test_a_local_mode_bank_round_trips_through_the_library(client: MnemoClient, 
     assert report.ok and report.splits == report.merges == 0, report
     assert ("retain", report.lines, None) in ticks
     assert snapshot(client, target) == before
+    # The mental model is asked again under its id, and its page written from these memories.
+    assert report.mental_models == 1
+    original = written(client, bank, model.mental_model_id)
+    copy = written(client, target, model.mental_model_id)
+    assert (copy.name, copy.source_query, copy.tags, copy.max_tokens, copy.trigger) == (
+        original.name,
+        original.source_query,
+        original.tags,
+        original.max_tokens,
+        original.trigger,
+    )
+    assert "Melanie painted a sunrise" in (copy.content or "")
+    cited = {m.id for m in client.iter_memories(target)}
+    assert copy.sections and all(i in cited for s in copy.sections for i in s.memory_ids)
+
+
+def written(client: MnemoClient, bank: str, model_id: str) -> MentalModelResponse:
+    """The model once its first page is written."""
+    for _ in range(300):
+        model = client.get_mental_model(bank, model_id)
+        if model.version >= 1:
+            return model
+        time.sleep(0.1)
+    raise AssertionError(f"mental model {model_id} of {bank} was never written")
+
+
+def test_the_client_pages_by_cursor_and_sees_every_fact_and_document_once(
+    client: MnemoClient, bank: str
+) -> None:
+    # Export reads a bank through these iterators; pages of two make the cursor walk several.
+    items = [
+        RetainItem(content=f"Visit {k}: Mirela Dobre repaired the organ.", document_id=f"d{k}")
+        for k in range(5)
+    ]
+    client.retain(bank, items)
+    listed = [m.id for m in client.list_memories(bank, limit=100).items]
+
+    walked = [m.id for m in client.iter_memories(bank, page_size=2)]
+    documents = [d.id for d in client.iter_documents(bank, page_size=2)]
+
+    assert walked == listed and len(listed) >= 5
+    assert sorted(documents) == [f"d{k}" for k in range(5)]

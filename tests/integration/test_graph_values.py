@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import neo4j
 
 from app.store.graph import cypher_datetime, record_dict
+from tests.conftest import neo4j_test_auth
 
 QUERY = """
 CREATE p = (a:ProbeValue {name: 'a', at: datetime($at)})
@@ -19,7 +20,10 @@ RETURN a, r, p, [{at: a.at, n: 1}] AS nested, duration({days: 1, seconds: 5}) AS
 
 def test_record_dict_matches_record_data_with_native_times(test_neo4j: str) -> None:
     at = datetime(2024, 3, 1, 9, 15, 30, 123456, tzinfo=UTC)
-    with neo4j.GraphDatabase.driver(test_neo4j) as driver, driver.session() as session:
+    with (
+        neo4j.GraphDatabase.driver(test_neo4j, auth=neo4j_test_auth()) as driver,
+        driver.session() as session,
+    ):
         tx = session.begin_transaction()
         try:
             record = tx.run(QUERY, at=cypher_datetime(at)).single()

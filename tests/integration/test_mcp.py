@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 TOOLS = {
     "retain",
     "recall",
+    "reflect",
     "list_banks",
     "create_bank",
     "list_memories",
@@ -62,6 +63,10 @@ async def _walk(client: Client, bank: str, bank_args: dict[str, str]) -> None:
     found = await _call(client, "recall", query="Where does Caroline live?", **bank_args)
     top = found["results"][0]
     assert "Lisbon" in top["text"] and "Caroline" in top["entities"]
+    answer = await _call(client, "reflect", query="Where does Caroline live?", **bank_args)
+    cited = {m["id"] for m in answer["memories"]}
+    assert top["id"] in cited and f"[{top['id']}]" in answer["text"]
+    assert all(f"[{i}]" in answer["text"] for i in cited) and answer["mental_models"] == []
     page = await _call(client, "list_memories", q="Dana", **bank_args)
     assert page["total"] == 1
     memory = await _call(client, "get_memory", memory_id=top["id"], **bank_args)
@@ -93,6 +98,7 @@ async def test_streamable_http_at_mcp(base_url: str, bank_id: str) -> None:
         assert "bank_id is required" in await _error(client, "recall", query="anything")
         assert "404" in await _error(client, "get_memory", memory_id="x", bank_id=bank_id)
         assert "400" in await _error(client, "recall", query="x", bank_id="bad bank!")
+        assert "400" in await _error(client, "reflect", query=" ", bank_id=bank_id)
 
 
 @pytest.mark.asyncio

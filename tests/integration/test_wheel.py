@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from app.embedded import free_port
-from tests.conftest import ROOT
+from tests.conftest import ROOT, neo4j_test_env
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ def served(installed: Path, test_neo4j: str, tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_") and k != "PYTHONPATH"}
     env.update(
-        MNEMO_NEO4J_URI=test_neo4j,
+        **neo4j_test_env(),
         MNEMO_DATA_DIR=str(tmp_path / "data"),
         MNEMO_PORT=str(port),
         HF_HUB_OFFLINE="1",
@@ -118,3 +118,11 @@ def test_installed_service_retains_and_recalls(served: str, bank_id: str) -> Non
         ).json()
         assert [r["text"] for r in answer["results"]] == ["Caroline moved to Lisbon in March 2023."]
         assert http.delete(f"/v1/default/banks/{bank_id}").status_code == 200
+
+
+def test_installed_service_serves_the_console_with_its_assets(served: str) -> None:
+    with httpx.Client(base_url=served, timeout=60) as http:
+        page = http.get("/console/")
+        assert page.status_code == 200 and "Memory banks" in page.text
+        for asset in ("/console/static/console.css", "/console/static/console.js"):
+            assert http.get(asset).status_code == 200, asset

@@ -6,6 +6,7 @@ HTTP errors, retries and JSON repair are exercised over an actual socket rather 
 Usage::
 
     server.script(reply_json({"facts": [...]}), reply_text("{broken"), http_error(500))
+    server.script(reply_tool_calls(("recall", {"query": "x"})), reply_text("final answer"))
     server.always(reply_text("never JSON"))   # answer used once the script runs out
     ...
     server.requests[0].system_prompt          # what the client sent
@@ -38,12 +39,15 @@ import pytest
 class Scripted:
     """One scripted answer.
 
-    ``content`` is the assistant's text (or the tool-call arguments when the request asked for a
-    tool); ``status`` other than 200 sends an OpenAI-style error body instead; ``delay_s`` sleeps
-    before answering (longer than the client's timeout makes a timeout).
+    ``content`` is the assistant's text (or the tool-call arguments when the request forced a
+    tool, as instructor's TOOLS mode does); ``tool_calls`` are ``(name, arguments text)`` pairs
+    the assistant asks for, as an agent loop expects them; ``status`` other than 200 sends an
+    OpenAI-style error body instead; ``delay_s`` sleeps before answering (longer than the
+    client's timeout makes a timeout).
     """
 
     content: str | None = None
+    tool_calls: tuple[tuple[str, str], ...] = ()
     status: int = 200
     delay_s: float = 0.0
     prompt_tokens: int = 100
@@ -64,6 +68,17 @@ def reply_text(text: str, **kwargs: Any) -> Scripted:
     return Scripted(content=text, **kwargs)
 
 
+def reply_tool_calls(*calls: tuple[str, Any], content: str | None = None) -> Scripted:
+    """An assistant turn that calls tools: ``(name, arguments)`` pairs, where arguments are a
+    dict (sent as JSON) or a string (sent as is, e.g. broken JSON)."""
+    return Scripted(
+        content=content,
+        tool_calls=tuple(
+            (name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls
+        ),
+    )
+
+
 def http_error(status: int = 500, **kwargs: Any) -> Scripted:
     """An HTTP error with OpenAI's error body."""
     return Scripted(status=status, **kwargs)
@@ -74,6 +89,7 @@ def slow(delay_s: float, then: Scripted | None = None) -> Scripted:
     base = then or Scripted(content="{}")
     return Scripted(
         content=base.content,
+        tool_calls=base.tool_calls,
         status=base.status,
         delay_s=delay_s,
         prompt_tokens=base.prompt_tokens,
@@ -263,11 +279,21 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _completion(request: dict[str, Any], answer: Scripted, number: int) -> dict[str, Any]:
-    """Build a ``chat.completion`` object; a tool call when the request forced a tool."""
+    """Build a ``chat.completion`` object; a tool call when scripted or when a tool was forced."""
     message: dict[str, Any] = {"role": "assistant", "content": answer.content}
     finish_reason = answer.finish_reason
     tool_name = _requested_tool(request)
-    if tool_name is not None:
+    if answer.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+            for i, (name, arguments) in enumerate(answer.tool_calls)
+        ]
+        finish_reason = "tool_calls" if finish_reason == "stop" else finish_reason
+    elif tool_name is not None:
         message = {
             "role": "assistant",
             "content": None,
@@ -298,11 +324,11 @@ def _completion(request: dict[str, Any], answer: Scripted, number: int) -> dict[
 
 
 def _requested_tool(request: dict[str, Any]) -> str | None:
-    """Name of the tool the request asked for, if it sent tools (TOOLS mode)."""
+    """Name of the tool the request forced (TOOLS mode); None when the model may choose."""
     tools = request.get("tools") or []
-    if not tools:
-        return None
     choice = request.get("tool_choice")
+    if not tools or choice in (None, "auto", "none"):
+        return None
     if isinstance(choice, dict):
         name = choice.get("function", {}).get("name")
         if isinstance(name, str):

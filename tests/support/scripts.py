@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import neo4j_test_env
+
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
@@ -14,7 +16,7 @@ def run_script(name: str, *args: str, neo4j_uri: str, timeout: float = 600) -> s
     """``scripts/NAME ARGS`` with ``MNEMO_NEO4J_URI``; asserts it exits 0, returns stdout."""
     done = subprocess.run(
         [sys.executable, str(SCRIPTS / name), *args],
-        env={**os.environ, "MNEMO_NEO4J_URI": neo4j_uri},
+        env={**os.environ, **neo4j_test_env(), "MNEMO_NEO4J_URI": neo4j_uri},
         capture_output=True,
         text=True,
         timeout=timeout,

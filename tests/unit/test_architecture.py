@@ -32,7 +32,7 @@ APP = ROOT / "app"
 INTERFACES = {"app.main", "app.runtime", "app.embedded", "app.api", "app.cli", "app.client",
               "app.transfer", "app.console", "app.mcp"}  # fmt: skip
 FEATURES = {"app.retain", "app.recall", "app.curate", "app.consolidate", "app.reflect",
-            "app.webhooks"}  # fmt: skip
+            "app.access", "app.webhooks"}  # fmt: skip
 LAYERS: list[set[str]] = [
     INTERFACES,
     FEATURES,

@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from app.domain.banks import BankConfig, Disposition, EntityLabel, ExtractionMode, Trait
+from app.domain.defense import DefenseConfig
 
 Mission = Annotated[str, msgspec.Meta(max_length=4000)]
 
@@ -40,6 +41,8 @@ class BankUpdate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         UNSET
     )
     entity_labels: tuple[EntityLabel, ...] | UnsetType = UNSET
+    # Memory defense: what happens to secrets and personal data in what the bank retains.
+    defense: DefenseConfig | UnsetType = UNSET
     description: Annotated[str, msgspec.Meta(max_length=4000)] | UnsetType | None = UNSET
     reflect_mission: Mission | UnsetType | None = UNSET
     mission: Mission | UnsetType | None = UNSET

@@ -55,12 +55,16 @@ class Document(DocumentSummary, frozen=True, kw_only=True):
 
 
 class DocumentPage(msgspec.Struct, frozen=True):
-    """One page of documents, newest first."""
+    """One page of documents, newest first.
+
+    ``next_cursor``, when more documents follow, asks for the next page as ``cursor``.
+    """
 
     items: list[DocumentSummary]
     total: int
     limit: int
     offset: int
+    next_cursor: str | None = None
 
 
 class ChunkView(msgspec.Struct, frozen=True, kw_only=True):

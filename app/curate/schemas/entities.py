@@ -48,6 +48,21 @@ class EntityNeighbour(msgspec.Struct, frozen=True):
     count: int
 
 
+class EntityQualifier(msgspec.Struct, frozen=True, kw_only=True):
+    """A place, organisation or role a text stated next to one of the entity's names.
+
+    "Cedar & Vine in Tacoma": kind ``place``, value "Tacoma", said with "Cedar & Vine". The
+    resolver weighs these: a shared one supports a merge, a conflicting one blocks it.
+    """
+
+    kind: str
+    value: str
+    said_with: str
+    # The facts that state it (latest first), and the time of the latest.
+    memory_ids: list[str]
+    last_at: datetime | None = None
+
+
 class EntityDetail(msgspec.Struct, frozen=True, kw_only=True):
     """One entity with its names (and where each came from) and its neighbours.
 
@@ -65,6 +80,8 @@ class EntityDetail(msgspec.Struct, frozen=True, kw_only=True):
     names: list[EntityName] = msgspec.field(default_factory=list)
     neighbours: list[EntityNeighbour] = msgspec.field(default_factory=list)
     open_reviews: int = 0
+    # Qualifiers stated with its names in its latest 100 facts.
+    qualifiers: list[EntityQualifier] = msgspec.field(default_factory=list)
     canonical_name: str = ""
     observations: list[dict[str, Any]] = msgspec.field(default_factory=list)
 

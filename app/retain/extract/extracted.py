@@ -24,6 +24,9 @@ class ExtractedEntity(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     type: str = ""
     aliases: tuple[str, ...] = ()
+    # ``type`` is a local model's guess (spaCy NER), which changes from sentence to sentence for
+    # one name: resolution weighs it as evidence, never as a guard (decision 0010).
+    type_guessed: bool = False
 
 
 class ExtractedFact(msgspec.Struct, frozen=True, kw_only=True):

@@ -137,7 +137,7 @@ class LlmFact(BaseModel):
                 continue
             if isinstance(raw, int):
                 indexes.append(raw)
-            elif isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+            elif isinstance(raw, str) and raw.strip().lstrip("-").isdecimal():
                 indexes.append(int(raw.strip()))
         return indexes
 

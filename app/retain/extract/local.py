@@ -56,6 +56,10 @@ _EXCLUDED_PIPES = (
     "textcat_multilabel",
 )
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+# Fine tags of a verb (VB, VBD, VBZ...) or a modal (MD) right after a name: it acts.
+_VERB_TAG_PREFIXES = ("VB", "MD")
+# NER labels of times: a capitalised word inside one is no name ("Monday", "Christmas Eve").
+_TIME_LABELS = frozenset({"DATE", "TIME"})
 
 
 # -- vocabulary ----------------------------------------------------------------------------------
@@ -499,22 +503,14 @@ def _propn_mentions(plan: _Plan, doc: Any, ner: list[_Mention]) -> Iterable[_Men
     """Runs of proper nouns NER missed ("LGBTQ", "Teenage Engineering" when unlabelled).
 
     A single capitalised word opening a sentence is often mis-tagged ("Wow", "Anyway"), so it
-    counts only when the chunk also names it elsewhere, mid-sentence or through NER.
+    counts only when the chunk also names it elsewhere, mid-sentence or through NER, or when a
+    verb follows it: then it is the sentence's subject, someone or something acting ("Priya
+    found a flat", "Helen practised"), which an interjection never is. Times ("Monday works")
+    are NER's DATE and TIME spans and stay out.
     """
     sentence_starts = _body_starts(plan)
-    runs: list[tuple[int, int]] = []
-    run_start = -1
-    run_end = -1
-    for token in doc:
-        if token.tag_ in _PROPER_NOUN_TAGS and token.text[:1].isupper():
-            if run_start < 0:
-                run_start = token.idx
-            run_end = token.idx + len(token.text)
-        elif run_start >= 0:
-            runs.append((run_start, run_end))
-            run_start = -1
-    if run_start >= 0:
-        runs.append((run_start, run_end))
+    runs, acting = _propn_runs(doc)
+    times = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _TIME_LABELS]
 
     text = plan.text
     known = {m.text.casefold() for m in ner}
@@ -526,15 +522,38 @@ def _propn_mentions(plan: _Plan, doc: Any, ner: list[_Mention]) -> Iterable[_Men
         name = text[start:end]
         if not _usable_name(name):
             continue
+        if any(start < t_end and t_start < end for t_start, t_end in times):
+            continue
         at_start = start in sentence_starts
         if not at_start:
             mid_sentence.add(name.casefold())
-        candidates.append((start, end, name, at_start))
+        candidates.append((start, end, name, at_start and start not in acting))
     for start, end, name, at_start in candidates:
         single = " " not in name
         if at_start and single and name.casefold() not in mid_sentence | known:
             continue
         yield _Mention(start, end, name, "")
+
+
+def _propn_runs(doc: Any) -> tuple[list[tuple[int, int]], set[int]]:
+    """Spans of capitalised proper-noun runs, and the starts of those a verb follows."""
+    runs: list[tuple[int, int]] = []
+    acting: set[int] = set()
+    run_start = -1
+    run_end = -1
+    for token in doc:
+        if token.tag_ in _PROPER_NOUN_TAGS and token.text[:1].isupper():
+            if run_start < 0:
+                run_start = token.idx
+            run_end = token.idx + len(token.text)
+        elif run_start >= 0:
+            runs.append((run_start, run_end))
+            if token.tag_.startswith(_VERB_TAG_PREFIXES):
+                acting.add(run_start)
+            run_start = -1
+    if run_start >= 0:
+        runs.append((run_start, run_end))
+    return runs, acting
 
 
 def _strip_leading_non_names(text: str, start: int, end: int) -> tuple[int, int]:
@@ -666,7 +685,10 @@ def _fact(
     when = occurrence(body, plan.timestamp)
     entities: dict[str, ExtractedEntity] = {}
     if speaker is not None and speaker.name.casefold() not in _ROLE_SPEAKERS:
-        entities[speaker.name.casefold()] = ExtractedEntity(text=speaker.name, type="person")
+        # A rule's type like NER's: "Paris: the city of light" reads as a turn by Paris.
+        entities[speaker.name.casefold()] = ExtractedEntity(
+            text=speaker.name, type="person", type_guessed=True
+        )
     for mention in mentions:
         _merge_entity(entities, mention)
     return ExtractedFact(
@@ -688,7 +710,10 @@ def _merge_entity(entities: dict[str, ExtractedEntity], mention: _Mention) -> No
     existing = entities.get(key) or (entities.get(alias_of) if alias_of else None)
     if existing is None:
         entities[key] = ExtractedEntity(
-            text=mention.text, type=mention.type, aliases=mention.aliases
+            text=mention.text,
+            type=mention.type,
+            aliases=mention.aliases,
+            type_guessed=bool(mention.type),
         )
         return
     aliases = tuple(
@@ -699,7 +724,10 @@ def _merge_entity(entities: dict[str, ExtractedEntity], mention: _Mention) -> No
         )
     )
     entities[existing.text.casefold()] = ExtractedEntity(
-        text=existing.text, type=existing.type or mention.type, aliases=aliases
+        text=existing.text,
+        type=existing.type or mention.type,
+        aliases=aliases,
+        type_guessed=existing.type_guessed if existing.type else bool(mention.type),
     )
 
 

@@ -286,3 +286,15 @@ def test_deciding_different_is_never_asked_again_even_after_more_evidence(
         )
         == 1
     )
+
+
+def test_a_hubs_detail_is_the_same_whether_its_facts_are_scanned_or_sorted(
+    http: httpx.Client, cbank: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub's latest facts (the qualifiers' source) are read in index order; the detail is the
+    one sorting its facts gives."""
+    ids = office(http, cbank)
+    priya = entity_of(http, cbank, ids[0], "Priya Raman")
+    sorted_detail = get_json(http, entities_url(cbank, f"/{priya}"))
+    monkeypatch.setattr("app.curate.entities.HUB_MENTIONS", 0)  # every entity is a hub
+    assert get_json(http, entities_url(cbank, f"/{priya}")) == sorted_detail

@@ -28,13 +28,14 @@ def cbank(http: httpx.Client, bank_id: str) -> str:
 
 
 def story(http: httpx.Client, bank: str) -> dict[str, Any]:
-    """Two entities a resolver kept apart ("Dana Whitfield" and "D. Whitfield" at another
-    company, a year apart), each with neighbours; one of the doctor's facts is invalidated."""
+    """Two entities a resolver kept apart ("Dana Whitfield of Acme" and "Dr. Whitfield of
+    Globex", a year apart: the stated companies conflict), each with neighbours; one of the
+    doctor's facts is invalidated."""
     ids = each(
         http,
         bank,
         item(
-            "Dana Whitfield runs the Lisbon office of Acme with Rui Costa.",
+            "Dana Whitfield of Acme runs the Lisbon office with Rui Costa.",
             "Dana Whitfield",
             ("Acme", "organization"),
             "Rui Costa",
@@ -54,7 +55,7 @@ def story(http: httpx.Client, bank: str) -> dict[str, Any]:
             at="2024-01-15T09:00:00Z",
         ),
         item(
-            "Dr. Whitfield presented at Globex with Mei Tan.",
+            "Dr. Whitfield of Globex presented with Mei Tan.",
             "Dr. Whitfield",
             ("Globex", "organization"),
             "Mei Tan",
@@ -134,7 +135,8 @@ def test_merge_moves_mentions_names_and_co_occurrences_then_revert_restores_them
     assert get_json(http, entities_url(cbank, f"/{s['doctor']}"))["mention_count"] == 2
 
     audit = get_json(http, merges_url(cbank))
-    assert [(r["kind"], r["state"]) for r in audit["items"]] == [
+    # The story's own retains may have been settled (by: settle) before the curator's merge.
+    assert [(r["kind"], r["state"]) for r in audit["items"] if r["by"] == "api"] == [
         ("revert", "active"),
         ("merge", "reverted"),
     ]

@@ -7,13 +7,18 @@ status fails here the way it would fail an integration built on the client.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 from hindsight_client import Hindsight
-from hindsight_client_api.exceptions import NotFoundException, ServiceException
-from hindsight_client_api.models import CreateWebhookRequest, UpdateWebhookRequest
+from hindsight_client_api.exceptions import ApiException, NotFoundException
+from hindsight_client_api.models import (
+    CreateWebhookRequest,
+    UpdateMentalModelRequest,
+    UpdateWebhookRequest,
+)
 from hindsight_client_api.models.update_disposition_request import UpdateDispositionRequest
 
 pytestmark = pytest.mark.asyncio
@@ -163,13 +168,61 @@ async def test_memory_steps(hs: Hindsight, hs_bank: str) -> None:
     stats = await hs.banks.get_agent_stats(hs_bank)
     assert stats.bank_id == hs_bank and stats.total_nodes >= 3 and stats.total_documents >= 3
 
+    # Reflect offline: the extractive answer, its evidence in based_on, the trace when asked.
+    answer = await hs.areflect(
+        hs_bank,
+        "Where does Caroline live?",
+        budget="mid",
+        include_facts=True,
+        include_tool_calls=True,
+        tags=["people"],
+    )
+    assert "Lisbon" in answer.text and answer.based_on is not None
+    cited = answer.based_on.memories or []
+    assert cited and all(f"[{m.id}]" in answer.text for m in cited)
+    assert answer.trace is not None and answer.trace.tool_calls == []
+    # Structured output needs an LLM, and this Mnemo has none: a 400 that says so.
+    with pytest.raises(ApiException) as refused:
+        await hs.areflect(hs_bank, "Where?", response_schema={"type": "object"})
+    assert refused.value.status == 400
+
     removed = await hs.documents.delete_document(hs_bank, "chat/1")
     assert removed.success is True and removed.document_id == "chat/1"
+    await hs.adelete_bank(hs_bank)
 
-    # Reflect is not available yet: a clear 501, never a missing route.
-    with pytest.raises(ServiceException) as refused:
-        await hs.areflect(hs_bank, "What do you know about Caroline?")
-    assert refused.value.status == 501
+
+async def test_mental_model_steps(hs: Hindsight, hs_bank: str) -> None:
+    await hs.aretain(hs_bank, "Caroline moved to Lisbon in March 2023.", tags=["people"])
+    created = await hs.acreate_mental_model(
+        hs_bank,
+        name="Where Caroline lives",
+        source_query="Where does Caroline live?",
+        tags=["people"],
+        trigger={"mode": "delta", "refresh_after_consolidation": True},
+    )
+    assert created.mental_model_id and created.operation_id
+    for _ in range(300):
+        status = await hs.operations.get_operation_status(hs_bank, created.operation_id)
+        if status.status in ("completed", "failed"):
+            break
+        await asyncio.sleep(0.1)
+    assert status.status == "completed"
+    model = await hs.aget_mental_model(hs_bank, created.mental_model_id)
+    assert model.content and "Lisbon" in model.content and model.trigger.mode == "delta"
+    assert model.reflect_response and model.reflect_response["based_on"]["memories"]
+    listed = await hs.alist_mental_models(hs_bank, detail="content")
+    assert listed.total == 1 and listed.items[0].content == model.content
+    updated = await hs.mental_models.update_mental_model(
+        hs_bank, created.mental_model_id, UpdateMentalModelRequest(name="Home")
+    )
+    assert updated.name == "Home" and updated.trigger.refresh_after_consolidation is True
+    refreshed = await hs.arefresh_mental_model(hs_bank, created.mental_model_id, mode="full")
+    assert refreshed.operation_id
+    history = await hs.mental_models.get_mental_model_history(hs_bank, created.mental_model_id)
+    assert history[-1]["previous_content"] is None and history[-1]["changed_at"]
+    await hs.mental_models.delete_mental_model(hs_bank, created.mental_model_id)
+    with pytest.raises(NotFoundException):
+        await hs.aget_mental_model(hs_bank, created.mental_model_id)
     await hs.adelete_bank(hs_bank)
 
 

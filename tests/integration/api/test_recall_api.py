@@ -416,8 +416,11 @@ def test_result_shape_and_budget(http: httpx.Client, chunks_bank: str) -> None:
         "metadata",
         "tags",
         "scores",
+        "proof_count",
+        "source_memory_ids",
     }
     assert top["type"] == "world"
+    assert (top["proof_count"], top["source_memory_ids"]) == (1, None)
     assert top["metadata"] == {"dia_id": "D1:4"}
     assert top["document_id"] == "conv/D1:4"
     assert top["tags"] == ["locomo"]

@@ -176,7 +176,14 @@ def test_bad_requests_name_the_field(http: httpx.Client, bank: str) -> None:
     bad_type = http.post(base, json={"url": "http://127.0.0.1:9/", "event_types": ["nope"]})
     assert bad_type.status_code == 400 and "event_types" in bad_type.text
     assert http.post(base, json={"url": "ftp://x/"}).status_code == 400
+    # A host no request can be sent to is refused when subscribing, not at every delivery.
+    bad_host = http.post(base, json={"url": "http://\U00052476a9/hook"})
+    assert bad_host.status_code == 400 and "url" in bad_host.text
     assert http.post(base, json={"url": "http://127.0.0.1:9/", "colour": 1}).status_code == 400
+    hook = _hook(http, bank, "http://127.0.0.1:9/hook")["id"]
+    for cursor in ["\u00b21", "99999999999999999999", "-1"]:
+        page = http.get(f"{base}/{hook}/deliveries", params={"cursor": cursor})
+        assert page.status_code == 400 and "cursor" in page.text, cursor
     nobody = "/v1/default/banks/no-such-bank-x/webhooks"
     assert http.post(nobody, json={"url": "http://a.b.example/"}).status_code == 404
 
@@ -191,3 +198,25 @@ def test_deleting_the_bank_removes_its_webhooks(
         b=bank,
     )
     assert count == 0
+
+
+def test_a_mental_model_refresh_emits_its_outcome(http: httpx.Client, bank: str) -> None:
+    _retain(http, bank, "Grace Hopper found a moth in the Mark II in 1947.")
+    with receiver() as rx:
+        hook = _hook(http, bank, rx.url, event_types=["mental_model.refreshed"])
+        created = http.post(
+            f"/v1/default/banks/{bank}/mental-models",
+            json={"name": "Bugs", "source_query": "What did Grace Hopper find?"},
+        ).json()
+        [got] = rx.wait_for(1)
+        event = msgspec.json.decode(got.body)
+        assert event["type"] == "mental_model.refreshed"
+        assert event["data"] == {
+            "mental_model_id": created["mental_model_id"],
+            "operation_id": created["operation_id"],
+            "reason": "created",
+            "outcome": "content_written",
+            "mode": "offline",
+            "version": 1,
+        }
+        _settled(http, bank, hook["id"])

@@ -50,6 +50,15 @@ def test_unhonoured_retain_keys_are_named_and_replace_mode_is_not() -> None:
     assert all("accepted but not honoured" in w for w in warnings)
 
 
+def test_combined_observation_scopes_are_what_consolidation_does_so_not_warned() -> None:
+    combined = _retain(
+        {"items": [{"content": "a", "tags": ["x"], "observation_scopes": "combined"}]}
+    )
+    assert retain_items(combined)[1] == []
+    per_tag = _retain({"items": [{"content": "a", "observation_scopes": "per_tag"}]})
+    assert [w.split(":")[0] for w in retain_items(per_tag)[1]] == ["observation_scopes"]
+
+
 def test_hindsight_recall_keys_decode_and_the_unhonoured_ones_are_warned() -> None:
     body = {
         "query": "q",
@@ -60,7 +69,14 @@ def test_hindsight_recall_keys_decode_and_the_unhonoured_ones_are_warned() -> No
     }
     request = msgspec.json.decode(msgspec.json.encode(body), type=RecallRequest)
     named = {w.split(":")[0] for w in recall_warnings(request)}
-    assert named == {"tag_groups", "min_scores", "prefer_observations"}
+    # prefer_observations and include.source_facts are honoured (observations exist).
+    assert named == {"tag_groups", "min_scores"}
+    honoured = msgspec.json.decode(
+        b'{"query": "q", "prefer_observations": true, "include": {"source_facts":'
+        b' {"max_tokens": -1, "max_tokens_per_observation": 200}}}',
+        type=RecallRequest,
+    )
+    assert recall_warnings(honoured) == []
     assert recall_warnings(RecallRequest(query="q")) == []
     with pytest.raises(msgspec.ValidationError, match="colour"):
         msgspec.json.decode(b'{"query": "q", "colour": 1}', type=RecallRequest)

@@ -8,7 +8,8 @@ def test_chinese_short_form_in_full_width_brackets():
 
 def test_parenthesised_short_form():
     assert stated_alias_pairs("Ocean Probe 1 (OP-1) shipped.", ["Ocean Probe 1", "OP-1"]) == (
-        (0, 1),)
+        (0, 1),
+    )
 
 
 def test_also_known_as_and_aka():

@@ -7,8 +7,9 @@ def forms(*names: tuple[str, str]):
 
 
 def test_title_variant_of_a_new_name_makes_one_entity_in_a_batch():
-    groups = cluster_new_names([("Dr. Priya Raman", "person"), ("Okta", "product"),
-                                ("Priya Raman", "person")])
+    groups = cluster_new_names(
+        [("Dr. Priya Raman", "person"), ("Okta", "product"), ("Priya Raman", "person")]
+    )
     assert groups == [(0, 2), (1,)]
 
 
@@ -21,14 +22,16 @@ def test_first_name_beside_the_full_name_in_one_fact_joins_it():
 
 
 def test_short_name_between_two_namesakes_stays_alone():
-    groups = cluster_names(forms(("Alex", "person"), ("Alex Kim", "person"),
-                                 ("Alex Moreno", "person")))
+    groups = cluster_names(
+        forms(("Alex", "person"), ("Alex Kim", "person"), ("Alex Moreno", "person"))
+    )
     assert groups == [(0,), (1,), (2,)]
 
 
 def test_no_chain_through_a_conflict():
-    groups = cluster_names(forms(("J. Smith", "person"), ("John Smith", "person"),
-                                 ("Jane Smith", "person")))
+    groups = cluster_names(
+        forms(("J. Smith", "person"), ("John Smith", "person"), ("Jane Smith", "person"))
+    )
     assert groups == [(0,), (1,), (2,)]
 
 
@@ -38,18 +41,20 @@ def test_members_of_a_series_never_cluster():
 
 def test_place_inside_a_venue_name_does_not_cluster_within_a_fact():
     assert cluster_names(forms(("Seattle", "place"), ("Town Hall Seattle", "place"))) == [
-        (0,), (1,)]
+        (0,),
+        (1,),
+    ]
 
 
 def test_stated_alias_clusters_names_that_share_no_word():
-    groups = cluster_names(forms(("Robert Smith", "person"), ("Bob", "person")),
-                           stated=[(0, 1)])
+    groups = cluster_names(forms(("Robert Smith", "person"), ("Bob", "person")), stated=[(0, 1)])
     assert groups == [(0, 1)]
 
 
 def test_stated_alias_across_types_is_refused():
-    groups = cluster_names(forms(("Meridian Health", "organization"), ("Boston", "place")),
-                           stated=[(0, 1)])
+    groups = cluster_names(
+        forms(("Meridian Health", "organization"), ("Boston", "place")), stated=[(0, 1)]
+    )
     assert groups == [(0,), (1,)]
 
 

@@ -15,17 +15,32 @@ from app.resolve.model import (
     Merge,
     Neighbour,
 )
+from app.resolve.qualifiers import Qualifier
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 
 
-def cand(eid: str, *names: str, type: str | None = "person", days_ago: float = 1, n: int = 1,
-         neighbours: tuple[Neighbour, ...] = (), is_label: bool = False) -> Candidate:
+def cand(
+    eid: str,
+    *names: str,
+    type: str | None = "person",
+    days_ago: float = 1,
+    n: int = 1,
+    neighbours: tuple[Neighbour, ...] = (),
+    is_label: bool = False,
+) -> Candidate:
     seen = NOW - timedelta(days=days_ago)
     return Candidate(
-        entity_id=eid, canonical_name=names[0], names=tuple(name_key(x) for x in names),
-        type=type, first_seen=seen, last_seen=seen, mention_count=n,
-        degree=len(neighbours), neighbours=neighbours, is_label=is_label,
+        entity_id=eid,
+        canonical_name=names[0],
+        names=tuple(name_key(x) for x in names),
+        type=type,
+        first_seen=seen,
+        last_seen=seen,
+        mention_count=n,
+        degree=len(neighbours),
+        neighbours=neighbours,
+        is_label=is_label,
     )
 
 
@@ -56,27 +71,46 @@ def test_exact_full_name_seen_yesterday_merges():
     assert decision.score == 0.68
 
 
-def test_exact_full_name_of_a_stale_one_fact_entity_is_created_and_reviewed():
-    decision = one(Mention(text="Meridian Health", type="organization"),
-                   cand("m1", "Meridian Health", type="organization", days_ago=30))
-    # 0.5 + 0.2 * max(0.5 ** (30/7) = 0.051, familiarity 1/4) = 0.55: grey zone
-    assert isinstance(decision, CreateAndReview)
-    assert decision.reason == "grey zone"
-    assert decision.evidence[0].entity_id == "m1"
-    assert decision.evidence[0].score == 0.55
+def test_exact_full_name_joins_a_one_fact_entity_whatever_the_gap():
+    decision = one(
+        Mention(text="Meridian Health", type="organization"),
+        cand("m1", "Meridian Health", type="organization", days_ago=300),
+    )
+    # 0.5 + 0.2 * full_name_salience 0.65: time apart is no evidence of two things
+    assert isinstance(decision, Merge)
+    assert decision.score == 0.63
+
+
+def test_same_full_name_with_another_city_stated_is_another_entity():
+    fact = FactMentions(
+        mentions=(
+            Mention(text="Cedar & Vine", type="organization"),
+            Mention(text="Spokane", type="place"),
+        ),
+        at=NOW,
+        content="Cedar & Vine in Spokane asked for a weekly delivery.",
+    )
+    stored = msgspec.structs.replace(
+        cand("c1", "Cedar & Vine", type="organization", days_ago=20),
+        qualifiers=(Qualifier("place", "tacoma", "Tacoma"),),
+    )
+    [group, _] = resolve_fact(fact, [[stored], []])
+    assert isinstance(group.decision, Create)
+    assert group.decision.rejected[0].reason == "place qualifiers differ: Spokane vs Tacoma"
+    assert group.qualifiers == (Qualifier("place", "spokane", "Spokane"),)
 
 
 def test_exact_full_name_of_a_familiar_entity_merges_without_context():
-    decision = one(Mention(text="David Park", type="person"),
-                   cand("d1", "David Park", days_ago=90, n=3))
-    # 0.5 + 0.2 * familiarity 3/6
+    decision = one(
+        Mention(text="David Park", type="person"), cand("d1", "David Park", days_ago=90, n=3)
+    )
+    # 0.5 + 0.2 * max(familiarity 3/6, full_name_salience 0.65)
     assert isinstance(decision, Merge)
-    assert decision.score == 0.6
+    assert decision.score == 0.63
 
 
 def test_incompatible_types_never_merge_even_with_the_same_key():
-    decision = one(Mention(text="apple", type="other"),
-                   cand("a1", "Apple", type="organization"))
+    decision = one(Mention(text="apple", type="other"), cand("a1", "Apple", type="organization"))
     assert isinstance(decision, Create)
     assert decision.rejected[0].reason == "types differ: other vs organization"
 
@@ -95,8 +129,9 @@ def test_bare_first_name_without_context_creates_when_namesakes_exist():
 
 
 def test_context_separates_namesakes():
-    quillon = cand("q1", "Quillon", type="organization", days_ago=30, n=2,
-                   neighbours=(Neighbour("moreno", 1),))
+    quillon = cand(
+        "q1", "Quillon", type="organization", days_ago=30, n=2, neighbours=(Neighbour("moreno", 1),)
+    )
     kim = cand("kim", "Alex Kim", days_ago=30, n=2)
     moreno = cand("moreno", "Alex Moreno", days_ago=30, n=2, neighbours=(Neighbour("q1", 1),))
     decisions = resolve_fact(
@@ -111,8 +146,9 @@ def test_context_separates_namesakes():
 
 
 def test_namesake_tie_creates_a_new_entity_and_files_a_review_with_both_sides():
-    orbit = cand("o1", "Orbit", type="project", n=3,
-                 neighbours=(Neighbour("kim", 1), Neighbour("moreno", 1)))
+    orbit = cand(
+        "o1", "Orbit", type="project", n=3, neighbours=(Neighbour("kim", 1), Neighbour("moreno", 1))
+    )
     kim = cand("kim", "Alex Kim", days_ago=30, n=2, neighbours=(Neighbour("o1", 2),))
     moreno = cand("moreno", "Alex Moreno", days_ago=30, n=2, neighbours=(Neighbour("o1", 2),))
     decisions = resolve_fact(
@@ -143,13 +179,18 @@ def test_a_resolved_mention_is_context_for_an_ambiguous_one():
 def test_hub_neighbour_carries_no_merge_where_an_ordinary_neighbour_does():
     def gustavo_with_user(user_degree: int):
         user = msgspec.structs.replace(
-            cand("u1", "user", n=30, neighbours=(Neighbour("g1", 1),)), degree=user_degree)
-        gustavo = cand("g1", "Gustavo Lima", days_ago=200, n=1,
-                       neighbours=(Neighbour("u1", user_degree),))
+            cand("u1", "user", n=30, neighbours=(Neighbour("g1", 1),)), degree=user_degree
+        )
+        gustavo = cand(
+            "g1", "Gustavo Lima", days_ago=200, n=1, neighbours=(Neighbour("u1", user_degree),)
+        )
+        # A namesake in sight, so the bare name is not its sole holder's whatever the context.
+        namesake = cand("g2", "Gustavo Reyes", days_ago=200, n=1)
         decisions = resolve_fact(
-            fact(Mention(text="Gustavo", type="person"), Mention(text="user", type="person"),
-                 bank=60),
-            [(gustavo,), (user,)],
+            fact(
+                Mention(text="Gustavo", type="person"), Mention(text="user", type="person"), bank=60
+            ),
+            [(gustavo, namesake), (user,)],
         )
         return group_of(decisions, 0).decision
 
@@ -162,8 +203,9 @@ def test_hub_neighbour_carries_no_merge_where_an_ordinary_neighbour_does():
 
 
 def test_sibling_of_a_series_counts_as_context():
-    kim = cand("kim", "Alex Kim", days_ago=30, n=2,
-               neighbours=(Neighbour("sp14", 1, series="sprint #"),))
+    kim = cand(
+        "kim", "Alex Kim", days_ago=30, n=2, neighbours=(Neighbour("sp14", 1, series="sprint #"),)
+    )
     moreno = cand("moreno", "Alex Moreno", days_ago=30, n=2)
     decisions = resolve_fact(
         fact(Mention(text="Alex", type="person"), Mention(text="Sprint 16", type="event")),
@@ -184,8 +226,9 @@ def test_controlled_vocabulary_labels_match_by_exact_key_only():
     not_a_label = one(label, cand("e1", "sarah-chen"))
     assert isinstance(not_a_label, Create)
     assert not_a_label.rejected[0].reason == "controlled vocabulary: exact label match only"
-    free_text = one(Mention(text="sarah-chen", type="person"), cand("l1", "sarah-chen",
-                                                                     is_label=True))
+    free_text = one(
+        Mention(text="sarah-chen", type="person"), cand("l1", "sarah-chen", is_label=True)
+    )
     assert isinstance(free_text, Create)
 
 
@@ -199,10 +242,12 @@ def test_resolve_entities_false_merges_exact_keys_only():
 
 def test_stated_alias_puts_both_names_in_one_group():
     decisions = resolve_fact(
-        fact(Mention(text="海蓝科技", type="organization"),
-             Mention(text="海洋探测器1号", type="product"),
-             Mention(text="海探1", type="product"),
-             content="海蓝科技 sent the spec sheet for 海洋探测器1号（简称海探1）."),
+        fact(
+            Mention(text="海蓝科技", type="organization"),
+            Mention(text="海洋探测器1号", type="product"),
+            Mention(text="海探1", type="product"),
+            content="海蓝科技 sent the spec sheet for 海洋探测器1号（简称海探1）.",
+        ),
         [(), (), ()],
     )
     assert [g.mentions for g in decisions] == [(0,), (1, 2)]
@@ -226,8 +271,9 @@ def test_surface_variants_in_one_fact_form_one_group_and_near_misses_do_not(text
 
 
 def test_mention_with_an_empty_name_is_left_out():
-    decisions = resolve_fact(fact(Mention(text="…"), Mention(text="Okta", type="product")),
-                             [(), ()])
+    decisions = resolve_fact(
+        fact(Mention(text="…"), Mention(text="Okta", type="product")), [(), ()]
+    )
     assert [g.mentions for g in decisions] == [(1,)]
 
 
@@ -262,8 +308,9 @@ def test_expand_builds_only_name_compatible_candidates_and_decides_the_same():
         expanded.append(entity_id)
         return full[entity_id]
 
-    lazy = resolve_fact(f, [[bare["alex"], bare["tomas"]], [bare["sarah"], bare["ines"]]],
-                        expand=expand)
+    lazy = resolve_fact(
+        f, [[bare["alex"], bare["tomas"]], [bare["sarah"], bare["ines"]]], expand=expand
+    )
     eager = resolve_fact(f, [[alex, tomas], [sarah, ines]])
     assert lazy == eager
     assert sorted(expanded) == ["alex", "sarah"]

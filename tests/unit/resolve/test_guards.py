@@ -38,8 +38,14 @@ def test_titles_do_not_count_as_words():
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("Room 101", "Room 102"), ("UA123", "UA124"), ("Sprint 14", "Sprint 15"),
-     ("Pixel 8", "Pixel 9"), ("TK 34", "TK 35"), ("Room 4A", "Room 4B")],
+    [
+        ("Room 101", "Room 102"),
+        ("UA123", "UA124"),
+        ("Sprint 14", "Sprint 15"),
+        ("Pixel 8", "Pixel 9"),
+        ("TK 34", "TK 35"),
+        ("Room 4A", "Room 4B"),
+    ],
 )
 def test_numbers_and_codes_must_match_exactly(a, b):
     assert number_conflict(form(a), form(b)) is not None
@@ -79,8 +85,10 @@ def test_product_and_project_may_name_the_same_thing():
 
 
 def test_acronym_is_compatible_with_its_long_form():
-    assert token_conflict(form("UW", "organization"),
-                          form("University of Washington", "organization")) is None
+    assert (
+        token_conflict(form("UW", "organization"), form("University of Washington", "organization"))
+        is None
+    )
 
 
 def test_stated_alias_skips_the_token_guard_but_not_the_number_guard():

@@ -10,15 +10,28 @@ from app.resolve.reconsider import may_merge, reconsider
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-def ent(eid: str, *names: str, type: str | None = "person", n: int = 1,
-        first_days_ago: float = 60, last_days_ago: float = 1,
-        neighbours: tuple[Neighbour, ...] = (), decided_apart: tuple[str, ...] = (),
-        is_label: bool = False) -> Candidate:
+def ent(
+    eid: str,
+    *names: str,
+    type: str | None = "person",
+    n: int = 1,
+    first_days_ago: float = 60,
+    last_days_ago: float = 1,
+    neighbours: tuple[Neighbour, ...] = (),
+    decided_apart: tuple[str, ...] = (),
+    is_label: bool = False,
+) -> Candidate:
     return Candidate(
-        entity_id=eid, canonical_name=names[0], names=tuple(name_key(x) for x in names),
-        type=type, first_seen=NOW - timedelta(days=first_days_ago),
-        last_seen=NOW - timedelta(days=last_days_ago), mention_count=n,
-        degree=len(neighbours), neighbours=neighbours, decided_apart=decided_apart,
+        entity_id=eid,
+        canonical_name=names[0],
+        names=tuple(name_key(x) for x in names),
+        type=type,
+        first_seen=NOW - timedelta(days=first_days_ago),
+        last_seen=NOW - timedelta(days=last_days_ago),
+        mention_count=n,
+        degree=len(neighbours),
+        neighbours=neighbours,
+        decided_apart=decided_apart,
         is_label=is_label,
     )
 
@@ -26,10 +39,17 @@ def ent(eid: str, *names: str, type: str | None = "person", n: int = 1,
 def orbit_and_fragment() -> tuple[Candidate, Candidate]:
     """A project and a one-fact fragment of its short name that share a neighbour."""
     sarah = Neighbour("sarah", 3)
-    main = ent("orbit", "Project Orbit", "Orbit", type="project", n=6,
-               neighbours=(sarah, Neighbour("alex", 4)))
-    fragment = ent("frag", "Orbit", type="project", first_days_ago=90, last_days_ago=90,
-                   neighbours=(sarah,))
+    main = ent(
+        "orbit",
+        "Project Orbit",
+        "Orbit",
+        type="project",
+        n=6,
+        neighbours=(sarah, Neighbour("alex", 4)),
+    )
+    fragment = ent(
+        "frag", "Orbit", type="project", first_days_ago=90, last_days_ago=90, neighbours=(sarah,)
+    )
     return main, fragment
 
 
@@ -46,16 +66,26 @@ def test_one_fact_fragment_joins_a_familiar_entity_of_the_same_full_name():
     main = ent("d1", "David Park", n=3)
     fragment = ent("d2", "David Park", first_days_ago=120, last_days_ago=120)
     result = reconsider(main, [fragment], changed_at=NOW)
-    # 0.5 + 0.2 * familiarity 3/6: as the fragment's mention would be judged today
+    # 0.5 + 0.2 * full_name_salience 0.65 (above familiarity 3/6): a repeated full name
     assert isinstance(result, Merge)
-    assert result.score == 0.6
+    assert result.score == 0.63
 
 
 def test_established_namesakes_stay_apart():
-    boston = ent("mb", "Meridian Health", type="organization", n=3,
-                 neighbours=(Neighbour("renata", 2, count=2), Neighbour("boston", 1)))
-    denver = ent("md", "Meridian Health", type="organization", n=3,
-                 neighbours=(Neighbour("daniel", 2, count=2), Neighbour("denver", 1)))
+    boston = ent(
+        "mb",
+        "Meridian Health",
+        type="organization",
+        n=3,
+        neighbours=(Neighbour("renata", 2, count=2), Neighbour("boston", 1)),
+    )
+    denver = ent(
+        "md",
+        "Meridian Health",
+        type="organization",
+        n=3,
+        neighbours=(Neighbour("daniel", 2, count=2), Neighbour("denver", 1)),
+    )
     result = reconsider(boston, [denver], changed_at=NOW)
     # each has recurring company the other lacks: familiarity 3/6 * (1 - 2/5) = 0.3,
     # no recency: 0.5 + 0.06 = 0.56, a grey zone, never a merge
@@ -66,8 +96,9 @@ def test_established_namesakes_stay_apart():
 
 def test_recent_bare_name_fragment_joins_when_its_context_is_silent():
     lily = ent("l1", "Lily", n=6, neighbours=(Neighbour("aunt", 3, count=3),))
-    fragment = ent("l2", "Lily", first_days_ago=2, last_days_ago=2,
-                   neighbours=(Neighbour("duomo", 1),))
+    fragment = ent(
+        "l2", "Lily", first_days_ago=2, last_days_ago=2, neighbours=(Neighbour("duomo", 1),)
+    )
     result = reconsider(lily, [fragment], changed_at=NOW)
     # only holder of the name: 1.0; recency of 2 days 0.5 ** (2/7) = 0.82: 0.5 + 0.16
     assert isinstance(result, Merge)
@@ -76,8 +107,9 @@ def test_recent_bare_name_fragment_joins_when_its_context_is_silent():
 
 def test_bare_name_fragment_whose_context_points_to_another_holder_is_reviewed():
     quillon_alex = ent("a1", "Alex", n=2, neighbours=(Neighbour("quillon", 1, count=1),))
-    fragment = ent("a2", "Alex", first_days_ago=-1, last_days_ago=-1,
-                   neighbours=(Neighbour("orbit", 16),))
+    fragment = ent(
+        "a2", "Alex", first_days_ago=-1, last_days_ago=-1, neighbours=(Neighbour("orbit", 16),)
+    )
     kim = ent("kim", "Alex Kim", n=4, last_days_ago=40, neighbours=(Neighbour("orbit", 16),))
     result = reconsider(quillon_alex, [fragment, kim], changed_at=NOW)
     assert isinstance(result, Review)

@@ -14,9 +14,18 @@ def test_neighbour_mass_follows_the_hub_degree_as_the_bank_grows():
     ws = WorkingSet(bank_entities=20)
     ws.neighbour_info["popular"] = NeighbourInfo(degree=12)
     ws.neighbour_info["quiet"] = NeighbourInfo(degree=3)
-    ws.load(WorkingEntity(id="sarah", canonical="Sarah Chen", type="person", first=NOW,
-                          last=NOW, names={"sarah chen": False}, mentions=4,
-                          neighbours=Counter({"popular": 2, "quiet": 1})))
+    ws.load(
+        WorkingEntity(
+            id="sarah",
+            canonical="Sarah Chen",
+            type="person",
+            first=NOW,
+            last=NOW,
+            names={"sarah chen": False},
+            mentions=4,
+            neighbours=Counter({"popular": 2, "quiet": 1}),
+        )
+    )
     masses = []
     for _ in range(12):
         hub = hub_degree(ws.bank_entities, DEFAULT_POLICY)
@@ -24,15 +33,24 @@ def test_neighbour_mass_follows_the_hub_degree_as_the_bank_grows():
         assert mass == sum(neighbour_weight(d, DEFAULT_POLICY, hub) for d in (12, 3))
         masses.append(mass)
         ws.create("Someone New", "person", NOW, is_label=False)
-    assert masses[0] == 3 ** -0.5
-    assert masses[-1] == 12 ** -0.5 + 3 ** -0.5
+    assert masses[0] == 3**-0.5
+    assert masses[-1] == 12**-0.5 + 3**-0.5
 
 
 def test_a_neighbour_meeting_new_entities_changes_the_mass():
     ws = WorkingSet(bank_entities=20)
     for eid in ("sarah", "alex"):
-        ws.load(WorkingEntity(id=eid, canonical=eid, type="person", first=NOW, last=NOW,
-                              names={eid: False}, mentions=1))
+        ws.load(
+            WorkingEntity(
+                id=eid,
+                canonical=eid,
+                type="person",
+                first=NOW,
+                last=NOW,
+                names={eid: False},
+                mentions=1,
+            )
+        )
     ws.cooccur(["sarah", "alex"])
     assert ws.candidate("sarah", focus=frozenset()).neighbour_mass == 1.0
     for i in range(10):  # alex meets ten others: its weight for Sarah falls to 1/sqrt(11)
@@ -40,12 +58,21 @@ def test_a_neighbour_meeting_new_entities_changes_the_mass():
         ws.cooccur(["alex", other])
     hub = hub_degree(ws.bank_entities, DEFAULT_POLICY)
     assert ws.degree_of("alex") == 11 and hub == 12.0
-    assert ws.candidate("sarah", focus=frozenset()).neighbour_mass == 11 ** -0.5
+    assert ws.candidate("sarah", focus=frozenset()).neighbour_mass == 11**-0.5
 
 
 def _person(ws: WorkingSet, eid: str, name: str) -> None:
-    ws.load(WorkingEntity(id=eid, canonical=name, type="person", first=NOW, last=NOW,
-                          names={name.lower(): False}, mentions=1))
+    ws.load(
+        WorkingEntity(
+            id=eid,
+            canonical=name,
+            type="person",
+            first=NOW,
+            last=NOW,
+            names={name.lower(): False},
+            mentions=1,
+        )
+    )
 
 
 def test_lookup_sees_names_added_after_an_earlier_lookup():

@@ -52,9 +52,7 @@ def test_repair_json_gives_up_on_what_is_not_json(answer: str) -> None:
 
 
 def test_bare_list_and_bare_strings_are_read_as_facts() -> None:
-    parsed = LlmExtraction.model_validate_json(
-        '["Sarah lives in Paris.", {"text": "Bob cooks."}]'
-    )
+    parsed = LlmExtraction.model_validate_json('["Sarah lives in Paris.", {"text": "Bob cooks."}]')
 
     facts = to_extracted_facts(parsed)
 
@@ -143,9 +141,7 @@ def test_impossible_dates_are_dropped_not_raised() -> None:
 
 
 def test_an_end_alone_is_kept_without_inventing_a_start() -> None:
-    parsed = LlmExtraction.model_validate(
-        {"facts": [{"what": "a", "occurred_end": "2020-06-01"}]}
-    )
+    parsed = LlmExtraction.model_validate({"facts": [{"what": "a", "occurred_end": "2020-06-01"}]})
 
     (fact,) = to_extracted_facts(parsed, tz=UTC)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -353,8 +352,9 @@ async def test_async_load_gives_a_working_extractor() -> None:
     assert loaded.extract("Melanie went camping with her kids.").facts
 
 
-@pytest.mark.slow
-def test_extraction_stays_well_under_five_ms_per_sentence(extractor: LocalExtractor) -> None:
+def test_a_batch_of_turns_gives_two_facts_per_two_sentence_turn(extractor: LocalExtractor) -> None:
+    # Extraction speed is measured by scripts/bench_retain.py, not asserted here: a timed unit
+    # test fails on a busy machine and passes on a fast one whatever the code does.
     turns = [
         ExtractionInput(
             text=f"Caroline: I went to the support group {n} days ago with Melanie. "
@@ -363,14 +363,9 @@ def test_extraction_stays_well_under_five_ms_per_sentence(extractor: LocalExtrac
         )
         for n in range(2, 202)
     ]
-    extractor.extract_many(turns[:10])  # warm up
-    started = time.perf_counter()
     results = extractor.extract_many(turns)
-    elapsed = time.perf_counter() - started
-    sentences = sum(len(r.facts) for r in results)
 
-    assert sentences == 400
-    assert elapsed / sentences < 0.005
+    assert [len(r.facts) for r in results] == [2] * len(turns)
 
 
 # -- chunks mode ---------------------------------------------------------------------------------
@@ -402,3 +397,30 @@ def test_chunks_mode_skips_blank_chunks() -> None:
     assert ChunksExtractor().extract_many([ExtractionInput(text=" ")]) == [
         ExtractionResult(facts=())
     ]
+
+
+def test_a_name_opening_a_sentence_is_found_when_a_verb_follows_it(
+    extractor: LocalExtractor,
+) -> None:
+    for text, name in [
+        ("Priya presented her findings at a workshop.", "Priya"),
+        ("Caroline is learning to play the cello.", "Caroline"),
+        ("Helen practised the new symphony every evening.", "Helen"),
+    ]:
+        [fact] = facts(extractor, text)
+        assert name in {e.text for e in fact.entities}, text
+    for text in ("Monday works for me.", "Wow is that true?", "Anyway we went home."):
+        [fact] = facts(extractor, text)
+        assert fact.entities == (), text
+
+
+def test_every_type_local_extraction_gives_is_marked_as_a_guess(
+    extractor: LocalExtractor,
+) -> None:
+    typed = [
+        e
+        for f in facts(extractor, "Caroline: Jonas moved to Austin.\nJonas: I did, in May.")
+        for e in f.entities
+        if e.type
+    ]
+    assert typed and all(e.type_guessed for e in typed)

@@ -168,3 +168,21 @@ def test_a_point_written_to_another_bank_leaves_the_one_it_was_in() -> None:
     assert a is not None and b is not None
     assert "a1" not in a and "a1" in b
     assert len(a) == 9 and len(b) == 11
+
+
+def test_a_fact_type_filter_keeps_points_of_those_types_through_moves_and_removals() -> None:
+    rows = random_rows(60, seed=5)
+    ids = [f"t{i}" for i in range(60)]
+    types = ["observation" if i % 3 == 0 else "world" for i in range(60)]
+    matrix = BankMatrix(DIM)
+    matrix.put(ids, rows, ["valid"] * 60, types)
+    matrix.remove(["t0", "t1"])  # the last rows fill the gaps, types with them
+    kept = {i: t for i, t in zip(ids, types, strict=True) if i not in {"t0", "t1"}}
+    query = random_rows(1, seed=6)
+    for wanted in (("observation",), ("world",), ("world", "observation"), ("experience",)):
+        [hits] = matrix.search(query, ("valid",), 100, -1.0, wanted)
+        assert {h.id for h in hits} == {i for i, t in kept.items() if t in wanted}
+    [everything] = matrix.search(query, ("valid",), 100, -1.0)
+    assert len(everything) == 58
+    np.testing.assert_allclose(matrix.vector("t5"), rows[5] / np.linalg.norm(rows[5]), rtol=1e-5)
+    assert matrix.vector("t0") is None

@@ -1,0 +1,190 @@
+"""Read models for people browsing a bank: growth over time, a fact's links, a neighbourhood.
+
+The listings (memories, documents, entities, reviews) have their own services; these are the
+views around them that a console page shows and that no write path needs. Every read is bounded
+(a limit per link kind, per entity and per neighbourhood), so a page stays cheap in a large bank.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import msgspec
+
+from app.curate.memories import HUB_MENTIONS
+from app.curate.schemas.browse import (
+    ActivityBy,
+    ActivityDay,
+    BankActivity,
+    CoMentioned,
+    ConsolidationBacklog,
+    EntityNeighbourhood,
+    LinkedMemory,
+    LinkGroup,
+    LinkKind,
+    MemoryLinks,
+    NeighbourEdge,
+    NeighbourNode,
+)
+from app.domain.banks import BankDirectory
+from app.errors import NotFound
+from app.store.graph import Graph, cypher_datetime
+
+# Links of each kind shown on a fact's page; facts naming the same entities, and how many of
+# each entity's newest facts are weighed to find them.
+LINKS_PER_KIND = 10
+CO_MENTIONED = 10
+CO_MENTIONED_PER_ENTITY = 50
+MAX_NEIGHBOURHOOD = 60
+# The start of "all time" for an index range scan (every stored time is after it).
+_EPOCH = datetime(1, 1, 1, tzinfo=UTC)
+_KINDS: dict[str, LinkKind] = {
+    "TEMPORAL": "temporal",
+    "SEMANTIC": "semantic",
+    "CAUSED_BY": "causal",
+}
+
+
+class _LinkRow(msgspec.Struct):
+    kind: str
+    links: list[LinkedMemory]
+    total: int
+
+
+class CoRow(msgspec.Struct):
+    """One of an entity's newest facts, with that entity's name."""
+
+    id: str
+    text: str
+    created_at: datetime
+    state: str | None = None
+    name: str = ""
+
+
+class _Hub(msgspec.Struct):
+    id: str
+    name: str
+
+
+class _CoMentionedRow(msgspec.Struct):
+    rows: list[CoRow]
+    hubs: list[_Hub]
+
+
+def merge_co_mentioned(rows: list[CoRow], limit: int) -> list[CoMentioned]:
+    """One entry per fact with the names it shares, most shared first, then newest, then id."""
+    shared: dict[str, list[str]] = {}
+    first: dict[str, CoRow] = {}
+    for r in rows:
+        first.setdefault(r.id, r)
+        names = shared.setdefault(r.id, [])
+        if r.name not in names:
+            names.append(r.name)
+    order = sorted(
+        first.values(), key=lambda r: (-len(shared[r.id]), -r.created_at.timestamp(), r.id)
+    )
+    return [
+        CoMentioned(id=r.id, text=r.text, state=r.state, shared=shared[r.id]) for r in order[:limit]
+    ]
+
+
+class _Centre(msgspec.Struct):
+    id: str
+    canonical_name: str
+    type: str | None = None
+    mention_count: int | None = 0
+
+
+class _NeighbourhoodRow(msgspec.Struct):
+    centre: _Centre
+    nodes: list[NeighbourNode]
+    edges: list[NeighbourEdge]
+
+
+class BrowseService:
+    """Bounded reads that give the listings their context."""
+
+    def __init__(self, graph: Graph, banks: BankDirectory) -> None:
+        self._graph = graph
+        self._banks = banks
+
+    async def activity(
+        self, bank_id: str, *, by: ActivityBy = "retained", since: datetime | None = None
+    ) -> BankActivity:
+        """Memories per day, by retain day or event day, from ``since`` on (default: all)."""
+        await self._banks.require(bank_id)
+        days = await self._graph.rows(
+            "banks/activity" if by == "retained" else "banks/activity_occurred",
+            {"bank_id": bank_id, "since": cypher_datetime(since or _EPOCH)},
+            ActivityDay,
+        )
+        return BankActivity(bank_id=bank_id, by=by, days=days)
+
+    async def backlog(self, bank_id: str) -> ConsolidationBacklog:
+        """Facts waiting for consolidation or failed it, observations, unfinished operations."""
+        await self._banks.require(bank_id)
+        row = await self._graph.row("banks/backlog", {"bank_id": bank_id}, ConsolidationBacklog)
+        return row or ConsolidationBacklog()
+
+    async def memory_links(self, bank_id: str, memory_id: str) -> MemoryLinks:
+        """A fact's strongest links of each kind and the facts that name its entities."""
+        await self._banks.require(bank_id)
+        params = {"bank_id": bank_id, "memory_id": memory_id}
+        rows = await self._graph.rows(
+            "memories/links", {**params, "limit": LINKS_PER_KIND}, _LinkRow
+        )
+        shared = await self._co_mentioned(bank_id, memory_id)
+        groups = [
+            LinkGroup(kind=_KINDS[r.kind], links=r.links, total=r.total)
+            for r in rows
+            if r.kind in _KINDS
+        ]
+        return MemoryLinks(memory_id=memory_id, groups=groups, co_mentioned=shared)
+
+    async def _co_mentioned(self, bank_id: str, memory_id: str) -> list[CoMentioned]:
+        """Each of the fact's entities' newest facts, merged; a hub's read in index order."""
+        per_entity = CO_MENTIONED_PER_ENTITY
+        row = await self._graph.row(
+            "memories/co_mentioned",
+            {
+                "bank_id": bank_id,
+                "memory_id": memory_id,
+                "per_entity": per_entity,
+                "hub_mentions": HUB_MENTIONS,
+            },
+            _CoMentionedRow,
+        )
+        if row is None:
+            return []
+        rows = list(row.rows)
+        for hub in row.hubs:
+            found = await self._graph.rows(
+                "memories/co_mentioned_hub",
+                {
+                    "bank_id": bank_id,
+                    "memory_id": memory_id,
+                    "entity_id": hub.id,
+                    "per_entity": per_entity,
+                },
+                CoRow,
+            )
+            rows += [msgspec.structs.replace(r, name=hub.name) for r in found]
+        return merge_co_mentioned(rows, CO_MENTIONED)
+
+    async def neighbourhood(
+        self, bank_id: str, entity_id: str, *, limit: int = 25
+    ) -> EntityNeighbourhood:
+        """The entity, its ``limit`` closest co-occurring entities and the edges among them."""
+        await self._banks.require(bank_id)
+        row = await self._graph.row(
+            "entities/neighbourhood",
+            {"bank_id": bank_id, "entity_id": entity_id, "limit": min(limit, MAX_NEIGHBOURHOOD)},
+            _NeighbourhoodRow,
+        )
+        if row is None:
+            raise NotFound(f"entity {entity_id!r} not found in bank {bank_id!r}")
+        c = row.centre
+        centre = NeighbourNode(
+            id=c.id, name=c.canonical_name, type=c.type, mention_count=c.mention_count or 0
+        )
+        return EntityNeighbourhood(centre=centre, nodes=row.nodes, edges=row.edges)

@@ -1,0 +1,289 @@
+"""A bank's entity side in memory: the retain-then-settle procedure without a database.
+
+The store-backed resolver (``graph_resolver``) runs resolution over what it loads from Neo4j,
+then settles the block the batch touched. ``MemoryBank`` runs the same two steps over facts
+kept in memory, so that the offline simulation (scripts/sim_identity.py) and the unit tests
+see what the service does: first pass (``batch.resolve_one``), block (``block_of``), replay and
+plan (``settle``), plan applied. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import msgspec
+
+from app.domain.names import name_key
+from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
+from app.resolve.settle import (
+    SettleFact,
+    SettleMention,
+    SettlePlan,
+    plan,
+    replay,
+)
+from app.resolve.supplied_aliases import aliases_stated_for
+from app.resolve.working_set import ReviewRecord, WorkingEntity, WorkingSet
+
+# Mentions an entity may have and still be replayed by a settle; a larger one is anchored
+# (its mentions stay, it is a fixed candidate): replaying it would cost more with every fact.
+MAX_SETTLE_MENTIONS = 60
+# Facts a settle replays at most; past it the largest free entities are anchored.
+MAX_SETTLE_FACTS = 400
+
+
+def entities_from_facts(facts: Iterable[SettleFact]) -> list[WorkingEntity]:
+    """Entities as the store derives them from mentions: names, type, counts, neighbours."""
+    out: dict[str, WorkingEntity] = {}
+    for fact in facts:
+        ids = sorted({m.entity_id for m in fact.mentions})
+        for m in fact.mentions:
+            e = out.get(m.entity_id)
+            if e is None:
+                e = out[m.entity_id] = WorkingEntity(
+                    id=m.entity_id, canonical=m.text, type=m.type, first=fact.at, last=fact.at
+                )
+            _claim(e, fact.content, m)
+        for eid in ids:
+            e = out[eid]
+            e.mentions += 1
+            e.first, e.last = min(e.first, fact.at), max(e.last, fact.at)
+            e.neighbours.update(other for other in ids if other != eid)
+    for e in out.values():
+        if e.type_votes:
+            e.type = max(sorted(e.type_votes), key=lambda t: e.type_votes[t])
+        e.canonical = _fullest(e.names) or e.canonical
+    return list(out.values())
+
+
+def _claim(entity: WorkingEntity, content: str, mention: SettleMention) -> None:
+    """The names and type one mention gives its entity (stated aliases included)."""
+    key = name_key(mention.text)
+    if key:
+        entity.names.setdefault(key, False)
+    for alias in aliases_stated_for(content, mention.text):
+        if name_key(alias):
+            entity.names[name_key(alias)] = True
+    if mention.type:
+        entity.type_votes[mention.type] += 1
+
+
+def _fullest(names: dict[str, bool]) -> str:
+    return max(sorted(names), key=lambda k: len(k.split()), default="")
+
+
+# Rounds when growing a block: each round looks up the names, and takes the company, of what
+# the last one found.
+BLOCK_HOPS = 4
+# Rounds in which a block also takes in company (co-occurring entities), not only names.
+COMPANY_HOPS = 2
+# Entities a block grows to at most; past it, growth stops (what is left out is not replayed).
+MAX_BLOCK_ENTITIES = 64
+
+
+def block_of(
+    ws: WorkingSet,
+    names: Sequence[tuple[str, str | None]],
+    touched: Iterable[str],
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> set[str]:
+    """The entities a batch touched, and what they could be or be told apart by, transitively.
+
+    Each round adds the entities the last round's names could resolve to (lookups) and, in
+    the first ``COMPANY_HOPS`` rounds, their company (co-occurring entities, the context of
+    every decision about them), except through anchors (``is_anchor``), whose own decisions
+    a settle does not revisit. A settle of a block closed this way gives the same identities
+    whatever the arrival order of its facts; ``BLOCK_HOPS``, ``MAX_BLOCK_ENTITIES`` and
+    ``MAX_SETTLE_FACTS`` bound it in a large bank (and there, order independence holds for
+    what the bound lets in).
+    """
+    hub = hub_degree(ws.bank_entities, policy)
+    found = {ws.final(i) for i in touched if ws.final(i) in ws.entities}
+    frontier = set(found)
+    probes = set(names)
+    for hop in range(BLOCK_HOPS):
+        new: set[str] = set()
+        for i in sorted(frontier):
+            e = ws.entities[i]
+            if is_anchor(e, hub):
+                continue
+            probes.update((k, e.type) for k in e.names)
+            if hop < COMPANY_HOPS:
+                new.update(n for n in e.neighbours if n in ws.entities)
+        for key, entity_type in sorted(probes, key=str):
+            for i in ws.lookup(key, entity_type):
+                hit = ws.entities.get(ws.final(i))
+                if (
+                    hit is not None
+                    and hit.id not in found
+                    and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
+                ):
+                    new.add(hit.id)
+        new -= found
+        if not new or len(found) >= MAX_BLOCK_ENTITIES:
+            break
+        new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
+        found |= new
+        frontier, probes = new, set()
+    return found
+
+
+def is_anchor(entity: WorkingEntity, hub: float) -> bool:
+    """An entity a settle never replays: a hub, a vocabulary value, or one with many mentions."""
+    return entity.is_label or entity.degree >= hub or entity.mentions > MAX_SETTLE_MENTIONS
+
+
+def split_block(
+    entities: Sequence[WorkingEntity],
+    *,
+    bank_entities: int,
+    pinned: set[str],
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> tuple[set[str], set[str]]:
+    """(free, anchored) ids of a block: hubs, pinned and large entities stay anchored."""
+    hub = hub_degree(bank_entities, policy)
+    free: set[str] = set()
+    anchored: set[str] = set()
+    budget = MAX_SETTLE_FACTS
+    for e in sorted(entities, key=lambda e: (e.mentions, e.id)):
+        if e.id in pinned or is_anchor(e, hub) or e.mentions > budget:
+            anchored.add(e.id)
+        else:
+            free.add(e.id)
+            budget -= e.mentions
+    return free, anchored
+
+
+class MemoryBank:
+    """Facts with the entity of each mention, retained and settled as the service does."""
+
+    def __init__(self, policy: ResolutionPolicy = DEFAULT_POLICY, *, settle: bool = True) -> None:
+        self.policy = policy
+        self.settle = settle
+        self.facts: list[SettleFact] = []
+        # Per fact, the index in the retained item of each stored mention.
+        self.positions: list[list[int]] = []
+        self.reviews: list[ReviewRecord] = []
+        self.settles = 0
+        self._ids = itertools.count(1)
+
+    def _new_id(self) -> str:
+        return f"e{next(self._ids):04d}"
+
+    def working_set(self) -> WorkingSet:
+        """Every entity, loaded as the store would load it."""
+        entities = entities_from_facts(self.facts)
+        ws = WorkingSet(self.policy, bank_entities=len(entities), new_id=self._new_id)
+        for e in entities:
+            ws.load(e)
+        return ws
+
+    def retain(self, fact: FactInput) -> None:
+        """Resolve one fact (first pass), store it, then settle the block it touched."""
+        ws = self.working_set()
+        assigned = resolve_one(ws, fact)
+        self._rename({gone: ws.final(gone) for gone in ws.merged_into})
+        self.reviews.extend(ws.reviews)
+        self.positions.append([i for i, eid in enumerate(assigned) if eid])
+        self.facts.append(
+            SettleFact(
+                memory_id=fact.memory_id or f"m{len(self.facts):05d}",
+                at=fact.at,
+                content=fact.content,
+                mentions=tuple(
+                    SettleMention(
+                        text=m.text, entity_id=eid, type=m.type, type_guessed=m.type_guessed
+                    )
+                    for m, eid in zip(fact.mentions, assigned, strict=True)
+                    if eid
+                ),
+            )
+        )
+        if not self.settle:
+            return
+        after = self.working_set()
+        block = block_of(after, names_to_load([fact]), [a for a in assigned if a], self.policy)
+        self.apply(self.settle_plan(after, block))
+
+    def settle_plan(self, ws: WorkingSet, block: set[str]) -> SettlePlan:
+        """Replay the block and plan the difference."""
+        entities = [ws.entities[i] for i in sorted(block)]
+        free, anchored = split_block(
+            entities, bank_entities=len(ws.entities), pinned=set(), policy=self.policy
+        )
+        facts = [f for f in self.facts if any(m.entity_id in free for m in f.mentions)]
+        result = replay(
+            facts,
+            free,
+            [ws.entities[i] for i in sorted(anchored)],
+            {},
+            bank_entities=len(ws.entities),
+            policy=self.policy,
+        )
+        self.settles += 1
+        settled = plan(result.targets, {i: ws.entities[i].first for i in block})
+        self.reviews.extend(
+            msgspec.structs.replace(
+                r,
+                entity_id=settled.final.get(r.entity_id, r.entity_id),
+                others=tuple(settled.final.get(o, o) for o in r.others),
+            )
+            for r in result.reviews
+        )
+        return settled
+
+    def apply(self, settled: SettlePlan) -> None:
+        """Splits then merges, on the stored mentions."""
+        real: dict[str, str] = {}
+        for op in settled.splits:
+            new = self._new_id()
+            real[op.part] = new
+            moving = set(op.memory_ids)
+            self.facts = [
+                msgspec.structs.replace(
+                    f,
+                    mentions=tuple(
+                        msgspec.structs.replace(m, entity_id=new)
+                        if m.entity_id == op.entity_id
+                        else m
+                        for m in f.mentions
+                    ),
+                )
+                if f.memory_id in moving
+                else f
+                for f in self.facts
+            ]
+        self._rename(
+            {real.get(op.gone, op.gone): real.get(op.keep, op.keep) for op in settled.merges}
+        )
+
+    def _rename(self, moves: dict[str, str]) -> None:
+        moves = {a: b for a, b in moves.items() if a != b}
+        if not moves:
+            return
+
+        def final(eid: str) -> str:
+            while eid in moves:
+                eid = moves[eid]
+            return eid
+
+        self.facts = [
+            msgspec.structs.replace(
+                f,
+                mentions=tuple(
+                    msgspec.structs.replace(m, entity_id=final(m.entity_id)) for m in f.mentions
+                ),
+            )
+            for f in self.facts
+        ]
+
+    def assignment(self) -> list[list[str]]:
+        """The entity of every mention of every fact, in retain order."""
+        return [[m.entity_id for m in f.mentions] for f in self.facts]
+
+    def entity_count(self) -> int:
+        """Distinct entities mentioned."""
+        return len(Counter(m.entity_id for f in self.facts for m in f.mentions))

@@ -1,0 +1,369 @@
+"""Qualifiers: what a text says right next to a name that tells one holder of it from another.
+
+"Cedar & Vine in Tacoma", "Sofia Marquez from Harrow Freight", "Dr. Haverkamp at the Gresham
+clinic", "Tobias Lindqvist, the landlord". Two mentions of one name with qualifiers of one
+kind that cannot name the same thing (Tacoma / Spokane) are two things, whatever their names
+and timing say; a qualifier both share supports the merge like shared company does.
+
+Kinds: ``place`` ("in X", or "at/from X" where X is a place mention), ``organization``
+("from/at/of X" otherwise), ``role`` (an appositive: ", the landlord,", ", chair of the
+parents' committee,") and ``description`` (a lower-case phrase that says how a person is known:
+"from next door", "from the choir", "at the bike shop", ", who runs the bike shop,", "next
+door"). The qualifier is read from the text right after the mention; a mention of the same fact
+found there gives its type.
+
+Places are compared with places. Organisations, roles and descriptions all say who a person is
+to the user (where they work, what they do, where they live), so they are compared with one
+another: two sides that state some, none of which shares a word with the other side's, are two
+people ("from next door" / "from Harrow Freight"; ", the bike mechanic," / "from the choir"). A
+shared content word ("from the choir" / ", our choir director,") supports the merge. This
+reads a department and its company ("from accounting" / "from Harrow") as two affiliations: the
+cost is a missed merge, which a review or a curator repairs; a false merge is worse.
+
+Where a lower-case phrase ends is read without a parser: at punctuation, a capitalised word, a
+function word, or the clause's verb, recognised by its form (a past tense in -ed, a common
+irregular past tense) or by what follows it (an object: a determiner, pronoun or name; a
+preposition). "at" and "in" phrases count only for a mention that opens its clause ("Daniel
+at the bike shop replaced..."): after an object they usually say where the action happened
+("met Ingrid at the gym"). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import msgspec
+
+from app.domain.names import name_form, name_key, type_class
+from app.resolve.guards import align_words
+
+Kind = str  # "place" | "organization" | "role" | "description"
+
+_PREP = re.compile(r"\s*,?\s*(?P<prep>in|from|at|of)\s+(?:the\s+)?", re.IGNORECASE)
+_CAPITALISED = re.compile(r"(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|of|de|la))*(?<![ .])")
+_ROLE = re.compile(r"\s*,\s*(?:the|their|our|my|his|her)\s+(?P<role>[a-z]+(?:[ -][a-z]+)?)\s*[,;.]")
+# An appositive or relative clause of lower-case words closed by punctuation: ", chair of the
+# parents' committee,", ", who runs the bike shop on the corner,".
+_APPOSITIVE = re.compile(
+    r"\s*,\s*(?P<who>who\s+)?(?P<body>[a-z][a-z'’-]*(?:\s+[a-z][a-z'’-]*){0,7})\s*[,;.]"
+)
+_WORD = re.compile(r"\s*(?P<word>[A-Za-z][\w'’-]*|[^\w\s]|\d\S*)")
+# Locative adverbs that describe a person by where they live or sit, right after the name.
+_LOCATIVE = re.compile(
+    r"\s+(?P<where>next door|upstairs|downstairs|across the (?:street|road|hall)"
+    r"|down the (?:street|road|hall))\b"
+)
+# The opening of a clause: a mention here is its subject ("Daniel at the bike shop ...").
+_CLAUSE_START = re.compile(r"(?:^|[.!?;:\n(\"“]\s*)$")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that open or close a phrase rather than name what it describes.
+_DETERMINERS = _word_set(
+    """
+    the a an our my his her their your its this that these those
+    """
+)
+_FUNCTION_WORDS = _word_set(
+    """
+    is was are were be been has had have will would can could should may might must does
+    did do who whom whose which that and or but nor so yet to for on in at from by about
+    after before during near over into onto out up off back with without since until
+    because while when where as than then also just still again there here not never
+    always now though however too
+    """
+)
+_OBJECT_PRONOUNS = _word_set(
+    """
+    him them us me it you
+    """
+)
+# Common irregular past tenses (a regular one ends in -ed): the verb that ends the phrase.
+_IRREGULAR_PAST = _word_set(
+    """
+    said told went came got gave took made brought sent lent ran met sang wrote left
+    bought sold found kept paid put saw set spent taught thought won lost felt held drove
+    rode built began brought caught chose drew fell fed flew forgot grew heard hid hit
+    hurt knew laid led let lay meant read rang rose shook shot showed shut sat slept spoke
+    stood stole struck swam swore threw understood woke wore
+    """
+)
+# Words a description shares without naming the same thing (light verbs of a relative clause).
+_LIGHT_WORDS = _word_set(
+    """
+    runs run works work lives live owns own is was one
+    """
+)
+# Words after a preposition that are times, not places or organisations ("in March").
+_NOT_QUALIFIERS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+        "christmas",
+        "easter",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "weekend",
+        "week",
+        "month",
+        "year",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "lunch",
+        "dinner",
+        "breakfast",
+        "home",
+        "work",
+        "time",
+        "first",
+        "last",
+        "least",
+        "all",
+        "course",
+    ]
+)
+
+
+class Qualifier(msgspec.Struct, frozen=True, order=True):
+    """One qualifier: its kind, the name key of its value and the value as written."""
+
+    kind: Kind
+    key: str
+    text: str
+
+
+def qualifiers_in(
+    content: str, surfaces: Sequence[str], types: Sequence[str | None]
+) -> list[tuple[Qualifier, ...]]:
+    """The qualifiers the text states for each mention (by index), read after each occurrence."""
+    starts: dict[int, int] = {}
+    for j, surface in enumerate(surfaces):
+        for match in re.finditer(re.escape(surface), content) if surface else ():
+            starts.setdefault(match.start(), j)
+    out: list[tuple[Qualifier, ...]] = []
+    for i, surface in enumerate(surfaces):
+        found: dict[Qualifier, None] = {}
+        for match in re.finditer(re.escape(surface), content) if surface else ():
+            q = _after(content, match.end(), surfaces, types, starts, i)
+            if q is None and type_class(types[i]) == "person":
+                q = _described(content, match.start(), match.end())
+            if q is not None:
+                found[q] = None
+        out.append(tuple(found))
+    return out
+
+
+def _after(
+    content: str,
+    pos: int,
+    surfaces: Sequence[str],
+    types: Sequence[str | None],
+    starts: dict[int, int],
+    own: int,
+) -> Qualifier | None:
+    role = _ROLE.match(content, pos)
+    if role is not None:
+        return Qualifier("role", name_key(role["role"]), role["role"])
+    prep = _PREP.match(content, pos)
+    if prep is None:
+        return None
+    at = prep.end()
+    word = prep["prep"].casefold()
+    j = starts.get(at)
+    if j is not None and j != own:
+        text = surfaces[j]
+        tclass = type_class(types[j])
+        if tclass in ("person", "product", "event", "concept"):
+            return None
+        kind = tclass if tclass in ("place", "organization") else _kind_of(word)
+    else:
+        run = _CAPITALISED.match(content, at)
+        if run is None:
+            return None
+        text = run.group()
+        kind = _kind_of(word)
+    key = name_key(text)
+    if not key or key.split()[0] in _NOT_QUALIFIERS:
+        return None
+    return Qualifier(kind, key, text)
+
+
+def _described(content: str, start: int, end: int) -> Qualifier | None:
+    """A lower-case phrase right after a person's name that says how they are known."""
+    where = _LOCATIVE.match(content, end)
+    if where is not None:
+        return _description("description", where["where"])
+    apposition = _APPOSITIVE.match(content, end)
+    if apposition is not None:
+        words = apposition["body"].split()
+        if not apposition["who"] and words[0] not in _DETERMINERS and "of" not in words:
+            # ", then left", ", though, ...": a new clause, not a noun phrase. A bare noun
+            # appositive names a position in something (", chair of the committee,").
+            return None
+        return _description("description" if apposition["who"] else "role", apposition["body"])
+    prep = _PREP.match(content, end)
+    if prep is None:
+        return None
+    word = prep["prep"].casefold()
+    if word in ("at", "in") and _CLAUSE_START.search(content, 0, start) is None:
+        return None
+    phrase = _phrase(content, prep.start("prep") + len(word))
+    return None if phrase is None else _description("description", phrase)
+
+
+def _phrase(content: str, pos: int) -> str | None:
+    """The lower-case noun phrase at ``pos``, up to where the clause's verb begins."""
+    tokens: list[str] = []
+    while len(tokens) < 12:
+        m = _WORD.match(content, pos)
+        if m is None:
+            break
+        tokens.append(m["word"])
+        pos = m.end()
+    words: list[str] = []
+    for i, tok in enumerate(tokens):
+        if not tok[0].islower() or (tok in _FUNCTION_WORDS and tok != "of"):
+            break
+        if tok in _DETERMINERS and not words:
+            continue
+        if words and _is_verb(tok, tokens[i + 1] if i + 1 < len(tokens) else ""):
+            break
+        words.append(tok)
+        if len(words) == 4:
+            break
+    while words and words[-1] in ("of", *_DETERMINERS):
+        words.pop()
+    return " ".join(words) or None
+
+
+def _is_verb(word: str, after: str) -> bool:
+    """Whether ``word``, inside a phrase after a subject's name, is the clause's verb."""
+    if word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4):
+        return True
+    if not after:
+        return False
+    return after[0].isupper() or after in _DETERMINERS or after in _OBJECT_PRONOUNS
+
+
+def _description(kind: Kind, phrase: str) -> Qualifier | None:
+    """A role or description qualifier keyed by its content words (None: it has none)."""
+    words = content_words(phrase)
+    if not words or words[0] in _NOT_QUALIFIERS:
+        return None
+    return Qualifier(kind, " ".join(words), phrase)
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """The words of a qualifier that name something, folded to a plain singular form."""
+    out: list[str] = []
+    for raw in name_key(text).replace("’", "'").split():
+        word = raw.strip("'-")
+        word = word.removesuffix("'s")
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        if (
+            word
+            and word not in _DETERMINERS
+            and word not in _FUNCTION_WORDS
+            and (word not in _LIGHT_WORDS)
+            and word != "of"
+        ):
+            out.append(word)
+    return tuple(dict.fromkeys(out))
+
+
+def _kind_of(preposition: str) -> Kind:
+    return "place" if preposition == "in" else "organization"
+
+
+# Kinds compared with one another: who a person is to the user, and where a thing is.
+_DIMENSIONS: dict[Kind, str] = {
+    "place": "place",
+    "organization": "who",
+    "role": "who",
+    "description": "who",
+}
+# Kinds compared by their content words rather than as names.
+_WORDED = frozenset({"role", "description"})
+
+
+def compatible(a: Qualifier, b: Qualifier) -> bool:
+    """Whether two qualifiers may state the same thing.
+
+    Two names (places, organisations) when one is inside the other; a role or description and
+    anything of its dimension when they share a content word.
+    """
+    if a.key == b.key:
+        return True
+    if a.kind in _WORDED or b.kind in _WORDED:
+        return bool(set(content_words(a.key)) & set(content_words(b.key)))
+    fa, fb = name_form(a.key), name_form(b.key)
+    if fa.numbers != fb.numbers:
+        return False
+    return align_words(fa, fb, typos=False) is not None
+
+
+def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | None:
+    """Why two sides' qualifiers cannot hold for one thing (None: they can).
+
+    Per dimension present on both sides (places; who a person is: organisation, role,
+    description): some pair must be compatible. A qualifier stated for one side only says
+    nothing against the other.
+    """
+    mine: dict[str, list[Qualifier]] = {}
+    for q in ours:
+        mine.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
+    other: dict[str, list[Qualifier]] = {}
+    for q in theirs:
+        other.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
+    for dim in sorted(mine.keys() & other.keys()):
+        if not any(compatible(a, b) for a in mine[dim] for b in other[dim]):
+            kinds = sorted({q.kind for q in (*mine[dim], *other[dim])})
+            return (
+                f"{' / '.join(kinds)} qualifiers differ: "
+                f"{', '.join(q.text for q in mine[dim])} vs "
+                f"{', '.join(q.text for q in other[dim])}"
+            )
+    return None
+
+
+def shared(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> tuple[Qualifier, ...]:
+    """The qualifiers of ``ours`` that a qualifier of ``theirs`` is compatible with."""
+    theirs = list(theirs)
+    return tuple(
+        q
+        for q in ours
+        if any(
+            _DIMENSIONS.get(q.kind, q.kind) == _DIMENSIONS.get(t.kind, t.kind) and compatible(q, t)
+            for t in theirs
+        )
+    )

@@ -1,0 +1,265 @@
+"""Settle: re-resolve a block of entities from scratch, in an order that does not depend on arrival.
+
+Resolving facts one at a time makes identities depend on their order: a bare "Tobias" that
+arrives while one Tobias is known joins him, and stays with him when a second Tobias shows up
+later. After each batch the store therefore hands the *block* the batch touched (the entities
+that share a name key or a candidate channel with its mentions) to ``replay``: every fact
+that mentions a *free* entity of the block is resolved again, on an empty working set that
+holds only the *anchored* entities (those the settle must not rework: hubs, entities too large
+to replay, entities a person merged, split or told apart, vocabulary values), in a canonical
+order (``fact_order``: most specific names first, then event time, then text). The result is
+a function of the facts, not of their arrival. ``plan`` turns the difference between where
+each mention is and where the replay put it into splits and merges, which the store applies
+through the audited repair machinery (``by: "settle"``, revertible like any other record).
+
+Pure: no I/O, no clock. The ids the replay creates are deterministic (``settle-0001`` in
+creation order), so the same block always gives the same plan.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+import msgspec
+
+from app.domain.names import name_form, name_key, type_class
+from app.resolve.batch import FactInput, resolve_one
+from app.resolve.model import Mention
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.supplied_aliases import aliases_stated_for
+from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
+
+# Prefix of the ids a replay gives the entities it creates.
+NEW_PREFIX = "settle-"
+
+
+class SettleMention(msgspec.Struct, frozen=True, kw_only=True):
+    """One mention of a stored fact: its surface, the type it was given, its entity now."""
+
+    text: str
+    entity_id: str
+    type: str | None = None
+    # ``resolve_entities: false`` or a vocabulary value: never moved by a settle.
+    pinned: bool = False
+    # The type was a local model's guess (``Mention.type_guessed``).
+    type_guessed: bool = False
+
+
+class SettleFact(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored fact of the block: id, time, text and every mention it has."""
+
+    memory_id: str
+    at: datetime
+    content: str
+    mentions: tuple[SettleMention, ...]
+
+
+class Replay(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the replay put each free mention, and the reviews it filed.
+
+    ``targets``: (memory id, entity id now) → the entity it belongs to: an anchored entity's
+    id or a replay id (``NEW_PREFIX``…). ``reviews`` name entities by the same ids.
+    """
+
+    targets: dict[tuple[str, str], str]
+    reviews: tuple[ReviewRecord, ...]
+
+
+class SplitOp(msgspec.Struct, frozen=True, kw_only=True):
+    """Take the mentions of ``memory_ids`` out of ``entity_id`` into a new entity ``part``."""
+
+    entity_id: str
+    memory_ids: tuple[str, ...]
+    part: str
+
+
+class MergeOp(msgspec.Struct, frozen=True, kw_only=True):
+    """Fold ``gone`` into ``keep`` (entity ids, or ``part`` names of splits of this plan)."""
+
+    keep: str
+    gone: str
+
+
+class SettlePlan(msgspec.Struct, frozen=True, kw_only=True):
+    """Splits first, then merges; ``final`` maps every replay id to the entity that holds it."""
+
+    splits: tuple[SplitOp, ...]
+    merges: tuple[MergeOp, ...]
+    final: dict[str, str]
+
+    @property
+    def empty(self) -> bool:
+        """True when the block is already as the replay would have it."""
+        return not self.splits and not self.merges
+
+
+def specificity(text: str, entity_type: str | None) -> int:
+    """How much a name pins down: its words and numbers, titles and legal forms left out."""
+    form = name_form(name_key(text), type_class(entity_type))
+    return len(form.core)
+
+
+def fact_order(fact: SettleFact) -> tuple[datetime, str, str]:
+    """Canonical replay order: event time, then text, then id (ties of time and text only).
+
+    Time is part of the evidence, arrival is not; replaying in time order lets salience mean
+    what it means on a first pass, whatever order the facts came in.
+    """
+    return (fact.at, fact.content, fact.memory_id)
+
+
+def is_short(mention: SettleMention) -> bool:
+    """A name of one word once titles and legal forms are gone ("Tobias", "Dr. Haverkamp")."""
+    return specificity(mention.text, mention.type) <= 1
+
+
+def replay(
+    facts: Sequence[SettleFact],
+    free: Iterable[str],
+    anchored: Sequence[WorkingEntity],
+    neighbour_info: Mapping[str, NeighbourInfo],
+    *,
+    bank_entities: int,
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> Replay:
+    """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
+
+    Two passes over the facts in time order: first every name of two words or more, then the
+    short names ("Tobias", "Dr. Haverkamp"), with the rest of their fact resolved. A short
+    name is the one a first pass guesses at: decided after the full names, it sees every
+    holder of the name the block knows, with all their company, and joins one only when the
+    evidence separates them (otherwise a new entity and a review).
+
+    ``facts`` must hold every stored fact that mentions a free entity. ``anchored`` are loaded
+    as they are stored (candidates, fixed); mentions of any entity that is not free stay
+    where they are and count as context. ``neighbour_info`` gives the degree and series of
+    the entities only known as neighbours.
+    """
+    free_ids = frozenset(free)
+    counter = itertools.count(1)
+    ws = WorkingSet(
+        policy, bank_entities=bank_entities, new_id=lambda: f"{NEW_PREFIX}{next(counter):04d}"
+    )
+    ws.neighbour_info.update(neighbour_info)
+    for entity in anchored:
+        ws.load(_copy(entity))
+    ordered = sorted(facts, key=fact_order)
+    moving = {
+        f.memory_id: [
+            i for i, m in enumerate(f.mentions) if m.entity_id in free_ids and not m.pinned
+        ]
+        for f in ordered
+    }
+    raw: dict[tuple[str, str], str] = {}
+    for short_pass in (False, True):
+        for fact in ordered:
+            todo = [i for i in moving[fact.memory_id] if is_short(fact.mentions[i]) == short_pass]
+            if not todo:
+                continue
+            # Names of this pass are decided; the others stay where the first pass put them,
+            # and the short ones wait for the second pass (left out of the first).
+            keep = [
+                i
+                for i, m in enumerate(fact.mentions)
+                if i in todo
+                or i not in moving[fact.memory_id]
+                or (short_pass and (fact.memory_id, m.entity_id) in raw)
+            ]
+            fixed: dict[int, str] = {}
+            mentions: list[Mention] = []
+            for position, i in enumerate(keep):
+                m = fact.mentions[i]
+                if i not in todo:
+                    fixed[position] = ws.final(raw.get((fact.memory_id, m.entity_id), m.entity_id))
+                mentions.append(
+                    Mention(
+                        text=m.text,
+                        type=m.type,
+                        aliases=aliases_stated_for(fact.content, m.text),
+                        type_guessed=m.type_guessed,
+                    )
+                )
+            assigned = resolve_one(
+                ws,
+                FactInput(
+                    mentions=tuple(mentions),
+                    at=fact.at,
+                    content=fact.content,
+                    memory_id=fact.memory_id,
+                ),
+                fixed,
+            )
+            for position, i in enumerate(keep):
+                if i in todo and assigned[position]:
+                    raw.setdefault((fact.memory_id, fact.mentions[i].entity_id), assigned[position])
+    targets = {slot: ws.final(eid) for slot, eid in raw.items()}
+    return Replay(targets=targets, reviews=tuple(ws.reviews))
+
+
+def _copy(entity: WorkingEntity) -> WorkingEntity:
+    """A fresh copy: the replay changes counts and neighbours of what it loads."""
+    return WorkingEntity(
+        id=entity.id,
+        canonical=entity.canonical,
+        type=entity.type,
+        first=entity.first,
+        last=entity.last,
+        names=dict(entity.names),
+        mentions=entity.mentions,
+        neighbours=Counter(entity.neighbours),
+        unloaded_degree=entity.unloaded_degree,
+        is_label=entity.is_label,
+        decided_apart=set(entity.decided_apart),
+        type_votes=Counter(entity.type_votes),
+    )
+
+
+def plan(targets: Mapping[tuple[str, str], str], first_seen: Mapping[str, datetime]) -> SettlePlan:
+    """The splits and merges that make the block what the replay says.
+
+    Each entity keeps its largest part (most facts; ties: the replay entity created first) and
+    gives every other part to a new entity (a split); then the pieces that the replay put
+    together are merged: into the anchored entity when the replay joined them to one, else
+    into the piece with the most facts (ties: the one seen first, then the smaller id).
+    ``first_seen``: each current entity's first mention, for the ties.
+    """
+    parts: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for (memory_id, entity_id), target in sorted(targets.items()):
+        parts[entity_id][target].append(memory_id)
+    splits: list[SplitOp] = []
+    # piece -> (target, facts it holds)
+    pieces: dict[str, tuple[str, int]] = {}
+    for entity_id in sorted(parts):
+        by_target = parts[entity_id]
+        ordered = sorted(by_target, key=lambda t: (-len(by_target[t]), t))
+        main = ordered[0]
+        pieces[entity_id] = (main, len(by_target[main]))
+        for target in ordered[1:]:
+            part = f"{entity_id}~{target}"
+            memory_ids = tuple(by_target[target])
+            splits.append(SplitOp(entity_id=entity_id, memory_ids=memory_ids, part=part))
+            pieces[part] = (target, len(memory_ids))
+    groups: dict[str, list[str]] = defaultdict(list)
+    for piece, (target, _) in pieces.items():
+        groups[target].append(piece)
+    merges: list[MergeOp] = []
+    final: dict[str, str] = {}
+    for target in sorted(groups):
+        members = groups[target]
+        if not target.startswith(NEW_PREFIX):
+            keep = target  # an anchored entity takes them all
+        else:
+            keep = min(members, key=lambda p: (-pieces[p][1], _seen(p, first_seen), p))
+        for piece in sorted(members):
+            if piece != keep:
+                merges.append(MergeOp(keep=keep, gone=piece))
+        final[target] = keep
+    return SettlePlan(splits=tuple(splits), merges=tuple(merges), final=final)
+
+
+def _seen(piece: str, first_seen: Mapping[str, datetime]) -> tuple[bool, float]:
+    seen = first_seen.get(piece.split("~", 1)[0])
+    return (seen is None, seen.timestamp() if seen is not None else 0.0)

@@ -1,0 +1,387 @@
+"""Settle against the graph: read a block, replay it (``settle``), apply the plan as repairs.
+
+Runs inside the retain write transaction, after the batch's facts and mentions are written,
+under the bank lock. Every change is an audited record with ``by: "settle"``: a split (its new
+entity is *not* recorded as different from its source, since no person said so) or a merge
+(the pair's open review is settled "same"; reviews about an entity merged away are closed
+with the reason). Entities that a person merged, split or told apart, vocabulary values,
+hubs and entities with many mentions are anchored: their mentions never move.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+import msgspec
+
+from app.domain.names import entity_names, name_key
+from app.resolve.memory_bank import split_block
+from app.resolve.port import FactToResolve, ResolvedMention
+from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.settle import SettleFact, SettleMention, SettlePlan, plan, replay
+from app.resolve.working_set import NeighbourInfo, WorkingEntity
+from app.store.graph import Tx, cypher_datetime
+from app.store.search_keys import bank_key
+
+SETTLE_REASON = "settle: re-resolved with the evidence of the whole block"
+
+
+class _FactRow(msgspec.Struct):
+    memory_id: str
+    at: datetime
+    content: str
+    mentions: list[SettleMention]
+
+
+class _IdRow(msgspec.Struct):
+    id: str
+
+
+class _ClaimRow(msgspec.Struct):
+    claim: StoredClaim
+
+
+class _Use(msgspec.Struct):
+    memory_id: str
+    surface: str | None = None
+    at: datetime | None = None
+
+
+class _UsesRow(msgspec.Struct):
+    uses: list[_Use]
+    total: int
+
+
+class _FactMention(msgspec.Struct):
+    entity_id: str
+    canonical_name: str
+    mention: str | None = None
+
+
+class _FactNamesRow(msgspec.Struct):
+    id: str
+    mentions: list[_FactMention]
+
+
+class SettleOutcome(msgspec.Struct, frozen=True):
+    """What a settle changed: record ids of its splits and merges, and the block's size."""
+
+    splits: tuple[str, ...]
+    merges: tuple[str, ...]
+    block: int
+    replayed: int
+
+
+async def annotate_mentions(
+    tx: Tx,
+    bank_id: str,
+    facts: Sequence[FactToResolve],
+    resolved: Sequence[Sequence[ResolvedMention]],
+) -> None:
+    """Keep on each new MENTIONS edge the type its mention had and its exact-only flag."""
+    rows = []
+    for fact, entities in zip(facts, resolved, strict=True):
+        given = {m.text: m for m in fact.mentions}
+        for r in entities:
+            m = given.get(r.mention)
+            if m is not None:
+                rows.append(
+                    {
+                        "memory_id": fact.memory_id,
+                        "entity_id": r.entity_id,
+                        "mention": r.mention,
+                        "type": m.type or None,
+                        "exact": not m.resolve,
+                        "guessed": m.type_guessed,
+                    }
+                )
+    if rows:
+        await tx.run("resolve/annotate_mentions", {"bank_id": bank_id, "mentions": rows})
+
+
+async def settle_block(
+    tx: Tx,
+    bank_id: str,
+    block: Iterable[str],
+    entities: Sequence[WorkingEntity],
+    neighbour_info: dict[str, NeighbourInfo],
+    *,
+    bank_entities: int,
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> SettleOutcome:
+    """Replay the block (``entities``: its entities as stored) and apply the difference."""
+    ids = sorted(set(block))
+    pinned = {
+        r.id for r in await tx.rows("resolve/settle_pins", {"bank_id": bank_id, "ids": ids}, _IdRow)
+    }
+    free, anchored = split_block(
+        entities, bank_entities=bank_entities, pinned=pinned, policy=policy
+    )
+    if not free:
+        return SettleOutcome((), (), len(ids), 0)
+    rows = await tx.rows(
+        "resolve/settle_facts", {"bank_id": bank_id, "ids": sorted(free)}, _FactRow
+    )
+    facts = [
+        SettleFact(
+            memory_id=r.memory_id, at=r.at, content=r.content or "", mentions=tuple(r.mentions)
+        )
+        for r in rows
+    ]
+    by_id = {e.id: e for e in entities}
+    result = replay(
+        facts,
+        free,
+        [by_id[i] for i in sorted(anchored)],
+        neighbour_info,
+        bank_entities=bank_entities,
+        policy=policy,
+    )
+    first_seen: dict[str, datetime] = {}
+    for f in facts:
+        for m in f.mentions:
+            if m.entity_id in free:
+                first_seen[m.entity_id] = min(first_seen.get(m.entity_id, f.at), f.at)
+    settled = plan(result.targets, first_seen)
+    applied = await apply_plan(tx, bank_id, settled)
+    await _file_reviews(tx, bank_id, settled, applied.final, result.reviews)
+    return SettleOutcome(applied.splits, applied.merges, len(ids), len(facts))
+
+
+class _Applied(msgspec.Struct, frozen=True):
+    splits: tuple[str, ...]
+    merges: tuple[str, ...]
+    final: dict[str, str]
+
+
+async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
+    """Splits, then merges, each an audited record; then what derives from mentions."""
+    from app.resolve.graph_resolver import merge_entities, refresh_lookup_fields, review_id
+
+    now = datetime.now(UTC)
+    real: dict[str, str] = {}
+    split_ids: list[str] = []
+    touched: set[str] = set()
+    moved_facts: set[str] = set()
+    for op in settled.splits:
+        created = str(uuid.uuid4())
+        split_id = str(uuid.uuid4())
+        uses_row = (
+            await tx.rows(
+                "entities/split_uses",
+                {"bank_id": bank_id, "id": op.entity_id, "memory_ids": list(op.memory_ids)},
+                _UsesRow,
+            )
+        )[0]
+        uses = [MentionUse(u.memory_id, u.surface or "", u.at) for u in uses_row.uses]
+        claims = [
+            r.claim
+            for r in await tx.rows(
+                "entities/claims", {"bank_id": bank_id, "id": op.entity_id}, _ClaimRow
+            )
+        ]
+        source_key = await _canonical_key(tx, bank_id, op.entity_id)
+        split_plan = plan_split(claims, uses, source_key=source_key, name=None, now=now)
+        times = [u.at for u in uses if u.at is not None]
+        await tx.run(
+            "entities/split",
+            {
+                "bank_id": bank_id,
+                "bank_key": bank_key(bank_id),
+                "split_id": split_id,
+                "source": op.entity_id,
+                "memory_ids": list(op.memory_ids),
+                "claim_refs": list(split_plan.move),
+                "reason": SETTLE_REASON,
+                "by": "settle",
+                "decided": False,
+                "trims_json": msgspec.json.encode(trim_records(split_plan)).decode(),
+                "entity": {
+                    "id": created,
+                    "canonical_name": split_plan.canonical,
+                    "name_key": split_plan.canonical_key,
+                    "first": cypher_datetime(min(times) if times else now),
+                    "last": cypher_datetime(max(times) if times else now),
+                },
+            },
+        )
+        await tx.run(
+            "entities/add_claims",
+            {
+                "bank_id": bank_id,
+                "bank_key": bank_key(bank_id),
+                "entity_id": created,
+                "claims": [
+                    msgspec.structs.asdict(c) | {"at": cypher_datetime(c.at) if c.at else None}
+                    for c in split_plan.new_claims
+                ],
+            },
+        )
+        await tx.run(
+            "entities/set_claims",
+            {
+                "bank_id": bank_id,
+                "entity_id": op.entity_id,
+                "updates": [
+                    {"ref": t.ref, "memory_ids": t.memory_ids, "first_memory_id": t.first_memory_id}
+                    for t in split_plan.trims
+                ],
+            },
+        )
+        real[op.part] = created
+        split_ids.append(split_id)
+        touched.update((op.entity_id, created))
+        moved_facts.update(op.memory_ids)
+    merge_ids: list[str] = []
+    gone_ids: list[str] = []
+    holder: dict[str, str] = {}
+
+    def final(piece: str) -> str:
+        eid = real.get(piece, piece)
+        while eid in holder:
+            eid = holder[eid]
+        return eid
+
+    for merge in settled.merges:
+        keep, gone = final(merge.keep), final(merge.gone)
+        if keep == gone:
+            continue
+        moved_facts.update(await _mentioning(tx, bank_id, gone))
+        merge_id = await merge_entities(
+            tx,
+            bank_id,
+            keep=keep,
+            gone=gone,
+            reason=SETTLE_REASON,
+            by="settle",
+        )
+        await tx.run(
+            "reviews/settle",
+            {
+                "bank_id": bank_id,
+                "id": review_id(bank_id, keep, gone),
+                "merge_id": merge_id,
+                "reason": SETTLE_REASON,
+                "by": "settle",
+            },
+        )
+        holder[gone] = keep
+        merge_ids.append(merge_id)
+        gone_ids.append(gone)
+        touched.add(keep)
+    survivors = sorted({final(t) for t in touched})
+    if survivors:
+        await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": survivors})
+        await _rename(tx, bank_id, survivors)
+        await refresh_lookup_fields(tx, bank_id, survivors)
+        await refresh_fact_names(tx, bank_id, sorted(moved_facts))
+    if gone_ids:
+        await tx.run(
+            "resolve/close_reviews", {"bank_id": bank_id, "gone": gone_ids, "reason": SETTLE_REASON}
+        )
+    return _Applied(
+        tuple(split_ids), tuple(merge_ids), {t: final(p) for t, p in settled.final.items()}
+    )
+
+
+async def _canonical_key(tx: Tx, bank_id: str, entity_id: str) -> str:
+    rows = await tx.run("resolve/names_of", {"bank_id": bank_id, "ids": [entity_id]})
+    return name_key(str(rows[0]["canonical_name"])) if rows else ""
+
+
+async def _mentioning(tx: Tx, bank_id: str, entity_id: str) -> list[str]:
+    rows = await tx.run("entities/mentioning", {"bank_id": bank_id, "ids": [entity_id]})
+    return list(rows[0]["ids"]) if rows else []
+
+
+async def _rename(tx: Tx, bank_id: str, ids: Sequence[str]) -> None:
+    """Each survivor is called by its fullest name (most words, then most used)."""
+    rows = await tx.run("resolve/names_of", {"bank_id": bank_id, "ids": list(ids)})
+    entities = []
+    for row in rows:
+        keys = [str(k) for k in row["keys"]]
+        canonical = str(row["canonical_name"])
+        fullest = max(
+            keys,
+            key=lambda k: (len(k.split()), k == name_key(canonical), k),
+            default=name_key(canonical),
+        )
+        if (
+            fullest
+            and fullest != name_key(canonical)
+            and len(fullest.split()) > len(name_key(canonical).split())
+        ):
+            entities.append({"id": row["id"], "canonical_name": fullest, "name_key": fullest})
+    if entities:
+        await tx.run("resolve/rename_entities", {"bank_id": bank_id, "entities": entities})
+
+
+async def refresh_fact_names(tx: Tx, bank_id: str, memory_ids: Sequence[str]) -> None:
+    """Rebuild facts' ``entity_names`` (the keyword channel's entity field) as retain does.
+
+    Anything that moves mentions between entities (a settle, a curator's merge or split) calls
+    it in its own transaction, so keyword search finds the facts under their entities' names.
+    """
+    if not memory_ids:
+        return
+    rows = await tx.rows(
+        "entities/fact_names", {"bank_id": bank_id, "ids": list(memory_ids)}, _FactNamesRow
+    )
+    facts = [
+        {
+            "id": row.id,
+            "entity_names": entity_names(
+                [
+                    ResolvedMention(
+                        entity_id=m.entity_id,
+                        canonical_name=m.canonical_name,
+                        mention=m.mention or m.canonical_name,
+                    )
+                    for m in row.mentions
+                ]
+            ),
+        }
+        for row in rows
+    ]
+    await tx.run("entities/set_fact_names", {"bank_id": bank_id, "facts": facts})
+
+
+async def _file_reviews(
+    tx: Tx, bank_id: str, settled: SettlePlan, final: dict[str, str], reviews: Sequence[object]
+) -> None:
+    from app.resolve.graph_resolver import review_id
+    from app.resolve.working_set import ReviewRecord
+
+    out: dict[str, dict[str, object]] = {}
+    for record in reviews:
+        assert isinstance(record, ReviewRecord)
+        a = final.get(record.entity_id, record.entity_id)
+        for other in record.others:
+            b = final.get(other, other)
+            if a == b or a.startswith("settle-") or b.startswith("settle-"):
+                continue
+            rid = review_id(bank_id, a, b)
+            out[rid] = {
+                "id": rid,
+                "entity_a": a,
+                "entity_b": b,
+                "reason": f"settle: {record.reason}",
+                "evidence_json": json.dumps(
+                    msgspec.to_builtins(
+                        [
+                            msgspec.structs.replace(
+                                e, entity_id=final.get(e.entity_id, e.entity_id)
+                            )
+                            for e in record.evidence
+                        ]
+                    ),
+                    ensure_ascii=False,
+                    default=str,
+                ),
+            }
+    if out:
+        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": list(out.values())})

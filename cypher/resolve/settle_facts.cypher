@@ -1,0 +1,16 @@
+// The facts that mention any of $ids (active mentions), each with every entity it mentions:
+// the surface, the type the mention was given (else the entity's) and whether a local model
+// guessed it, and whether the mention may not move (an exact-only mention, a vocabulary
+// value). A settle replays them. The time comes as ISO 8601 text (the driver decodes a temporal
+// value in pure Python, and a settle reads up to hundreds of facts).
+// params: $bank_id, $ids
+// mode: read
+UNWIND $ids AS id
+MATCH (:Entity {bank_id: $bank_id, id: id})<-[:MENTIONS]-(m:Memory)
+WITH DISTINCT m
+MATCH (m)-[r:MENTIONS]->(x:Entity)
+WITH m, r, x ORDER BY x.id, r.mention
+RETURN m.id AS memory_id, toString(m.mentioned_at) AS at, m.text AS content,
+       collect({entity_id: x.id, text: r.mention, type: coalesce(r.mention_type, x.type),
+                type_guessed: coalesce(r.type_guessed, false),
+                pinned: coalesce(r.exact, false) OR coalesce(x.is_label, false)}) AS mentions

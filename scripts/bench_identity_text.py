@@ -1,0 +1,156 @@
+"""Identity through local extraction: text in, entities found (not supplied), people and places
+counted.
+
+Each document of ``scripts/data/identity_text.json`` (narrative sentences, each its own
+document over a year, and short conversations) is retained one request at a time into a fresh
+bank in ``local`` mode. Every fact is read back through the API; a found mention belongs to a
+known person or place when its text is one of that one's names. For each known one:
+
+- **entities**: how many distinct entities its found mentions landed on (the target is 1);
+- **found**: its found mentions over its occurrences in the text (the target is >= 90 %);
+- **shared**: entities it shares with another known one (a false merge; the target is 0).
+
+The corpus has a ``tune`` part (used while changing the extractor and the resolver) and a
+``measure`` part (other names, only measured); both are reported, and the baseline is the same
+run with the settle switched off (``--no-settle`` runs that alone).
+
+    .venv/bin/python scripts/bench_identity_text.py
+    .venv/bin/python scripts/bench_identity_text.py --part measure --order reverse
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.client import MnemoClient
+from app.config import load_settings
+from app.curate.schemas.banks import BankUpdate
+from app.embedded import serve_in_thread
+from app.retain.schemas import RetainItem
+from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri
+
+logging.getLogger("httpx").setLevel(logging.WARNING)
+CORPUS = Path(__file__).resolve().parent / "data" / "identity_text.json"
+
+
+def occurrences(text: str, names: dict[str, str]) -> Counter[str]:
+    """How often each known one is named in ``text`` (longest names first, no overlaps)."""
+    found: Counter[str] = Counter()
+    taken: list[tuple[int, int]] = []
+    for name in sorted(names, key=len, reverse=True):
+        for match in re.finditer(rf"\b{re.escape(name)}\b", text):
+            span = match.span()
+            if all(span[1] <= a or span[0] >= b for a, b in taken):
+                taken.append(span)
+                found[names[name]] += 1
+    return found
+
+
+def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]:
+    """Retain a part's documents in ``order``; count entities and found mentions per known one."""
+    names = {n: key for key, e in part["entities"].items() for n in e["names"]}
+    folded = {n.casefold(): key for n, key in names.items()}
+    documents = list(part["documents"])
+    if order == "reverse":
+        documents.reverse()
+    bank = f"idtext-{uuid.uuid4().hex[:8]}"
+    client.put_bank(bank, BankUpdate(retain_extraction_mode="local"))
+    expected: Counter[str] = Counter()
+    found: Counter[str] = Counter()
+    landed: dict[str, set[str]] = defaultdict(set)
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    started = time.perf_counter()
+    try:
+        memory_ids: list[str] = []
+        for doc in documents:
+            answer = client.retain(bank, [RetainItem(content=doc["text"], timestamp=doc["t"])])
+            memory_ids.extend(answer.memory_ids)
+            expected.update(occurrences(doc["text"], names))
+        elapsed = time.perf_counter() - started
+        per_doc: Counter[str] = Counter()
+        for memory_id in memory_ids:
+            for entity in client.get_memory(bank, memory_id)["mentions"]:
+                key = folded.get(entity["mention"].casefold())
+                if key is None:
+                    continue
+                per_doc[key] += 1
+                landed[key].add(entity["id"])
+        for key in part["entities"]:
+            found[key] = min(per_doc[key], expected[key])
+            for entity_id in landed[key]:
+                types[key][client.get_entity(bank, entity_id).type or "-"] += 1
+    finally:
+        client.delete_bank(bank)
+    owners: dict[str, set[str]] = defaultdict(set)
+    for key, ids in landed.items():
+        for entity_id in ids:
+            owners[entity_id].add(key)
+    rows = {
+        key: {
+            "entities": len(landed[key]),
+            "found": found[key],
+            "expected": expected[key],
+            "shared": sum(1 for i in landed[key] if len(owners[i]) > 1),
+            "types": dict(types[key]),
+        }
+        for key in part["entities"]
+    }
+    return {"rows": rows, "elapsed": elapsed, "documents": len(documents)}
+
+
+def summary(result: dict[str, Any]) -> str:
+    rows = result["rows"]
+    one = sum(1 for r in rows.values() if r["entities"] == 1)
+    found = sum(r["found"] for r in rows.values())
+    expected = sum(r["expected"] for r in rows.values())
+    shared = sum(r["shared"] for r in rows.values())
+    return (
+        f"{one}/{len(rows)} known people and places are one entity, "
+        f"{found}/{expected} mentions found ({found / max(expected, 1):.1%}), "
+        f"{shared} shared entities, {result['documents'] / result['elapsed']:.1f} documents/s"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--part", action="append", choices=["tune", "measure"])
+    parser.add_argument("--order", action="append", choices=["forward", "reverse"])
+    parser.add_argument("--neo4j-uri")
+    args = parser.parse_args()
+    corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
+    parts = args.part or ["tune", "measure"]
+    orders = args.order or ["forward", "reverse"]
+    uri = benchmark_neo4j_uri(args.neo4j_uri)
+    with tempfile.TemporaryDirectory(prefix="mnemo-idtext-") as data_dir:
+        settings = load_settings(
+            {}, data_dir=data_dir, neo4j_uri=uri, log_level="warning", **benchmark_neo4j_auth()
+        )
+        with serve_in_thread(settings) as url, MnemoClient(url) as client:
+            for name in parts:
+                for order in orders:
+                    result = run(client, corpus["parts"][name], order)
+                    print(f"== {name} {order}: {summary(result)}")
+                    for key, row in result["rows"].items():
+                        print(
+                            f"   {key:10s} entities={row['entities']} "
+                            f"found={row['found']}/{row['expected']} shared={row['shared']} "
+                            f"types={row['types']}"
+                        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

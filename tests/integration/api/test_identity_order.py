@@ -1,0 +1,95 @@
+"""Identities do not depend on arrival order: a small corpus retained forward and reversed.
+
+Each item is its own request (the first pass resolves it against what came before); the
+settle after each batch must leave the same partition of mentions into entities either way,
+including the cases an arrival order decides on a first pass: a bare first name that two
+people share, a name said with two different cities, a full name months apart.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+
+from tests.support.entity_helpers import each, item, make_bank, memory
+
+CORPUS: list[dict[str, Any]] = [
+    item(
+        "Tobias Lindqvist, the landlord, fixed the radiator on Alder Street.",
+        "Tobias Lindqvist",
+        ("Alder Street", "place"),
+        at="2027-01-07T09:00:00Z",
+    ),
+    item(
+        "Tobias said the Alder Street flat gets a new boiler in spring.",
+        "Tobias",
+        ("Alder Street", "place"),
+        at="2027-01-08T09:00:00Z",
+    ),
+    item(
+        "Tobias Achterberg coaches the Saturday ride at the Riverbend Cycling Club.",
+        "Tobias Achterberg",
+        ("Riverbend Cycling Club", "organization"),
+        at="2027-01-14T09:00:00Z",
+    ),
+    item(
+        "Tobias from the Riverbend Cycling Club posted the route.",
+        "Tobias",
+        ("Riverbend Cycling Club", "organization"),
+        at="2027-01-23T09:00:00Z",
+    ),
+    item("Tobias cancelled the ride because of rain.", "Tobias", at="2027-03-16T09:00:00Z"),
+    item(
+        "Cedar & Vine in Tacoma baked the sourdough.",
+        ("Cedar & Vine", "organization"),
+        ("Tacoma", "place"),
+        at="2027-01-20T09:00:00Z",
+    ),
+    item(
+        "Cedar & Vine in Spokane asked for a weekly delivery.",
+        ("Cedar & Vine", "organization"),
+        ("Spokane", "place"),
+        at="2027-02-11T09:00:00Z",
+    ),
+    item(
+        "Valentina Ruiz walked through the fleet policy.",
+        "Valentina Ruiz",
+        at="2027-01-18T09:00:00Z",
+    ),
+    item("Valentina Ruiz retired from the broker.", "Valentina Ruiz", at="2027-10-05T09:00:00Z"),
+]
+
+
+def partition(http: httpx.Client, bank: str, ids: list[str]) -> set[frozenset[str]]:
+    """Mentions ("<item index>:<surface>") grouped by the entity they ended in."""
+    groups: dict[str, set[str]] = {}
+    for index, memory_id in enumerate(ids):
+        for e in memory(http, bank, memory_id)["mentions"]:
+            groups.setdefault(e["id"], set()).add(f"{index}:{e['mention']}")
+    return {frozenset(g) for g in groups.values()}
+
+
+def retained(http: httpx.Client, order: list[int]) -> set[frozenset[str]]:
+    bank = make_bank(http, f"order-{uuid.uuid4().hex[:8]}")
+    try:
+        ids = each(http, bank, *(CORPUS[i] for i in order))
+        by_index = dict(zip(order, ids, strict=True))
+        return partition(http, bank, [by_index[i] for i in range(len(CORPUS))])
+    finally:
+        http.delete(f"/v1/default/banks/{bank}")
+
+
+def test_forward_and_reversed_retains_give_the_same_identities(http: httpx.Client) -> None:
+    forward = retained(http, list(range(len(CORPUS))))
+    reverse = retained(http, list(range(len(CORPUS)))[::-1])
+    assert forward == reverse
+    # And the identities are the right ones: two Tobiases, two bakeries, one Valentina.
+    assert frozenset({"0:Tobias Lindqvist", "1:Tobias"}) in forward
+    assert frozenset({"2:Tobias Achterberg", "3:Tobias"}) in forward
+    assert frozenset({"5:Cedar & Vine"}) in forward
+    assert frozenset({"6:Cedar & Vine"}) in forward
+    assert frozenset({"7:Valentina Ruiz", "8:Valentina Ruiz"}) in forward
+    # "Tobias" alone, with nothing to tell the two apart, joins neither.
+    assert frozenset({"4:Tobias"}) in forward

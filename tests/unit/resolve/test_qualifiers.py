@@ -1,0 +1,117 @@
+"""Qualifiers read next to a name, and when two sides' qualifiers rule out one person."""
+
+from __future__ import annotations
+
+from app.resolve.qualifiers import (
+    Qualifier,
+    compatible,
+    conflict,
+    content_words,
+    qualifiers_in,
+    shared,
+)
+
+
+def _said(content: str, *mentions: tuple[str, str]) -> list[tuple[Qualifier, ...]]:
+    return qualifiers_in(content, [m[0] for m in mentions], [m[1] for m in mentions])
+
+
+def _keys(found: tuple[Qualifier, ...]) -> list[tuple[str, str]]:
+    return [(q.kind, q.key) for q in found]
+
+
+def test_a_lower_case_from_phrase_ends_where_the_verb_begins() -> None:
+    [sofia, _] = _said(
+        "Hana Kowalski from next door lent Ravi a drill.",
+        ("Hana Kowalski", "person"),
+        ("Ravi", "person"),
+    )
+    assert _keys(sofia) == [("description", "next door")]
+    [luis] = _said("Luis from the rowing club rented a boat.", ("Luis", "person"))
+    assert _keys(luis) == [("description", "rowing club")]
+    [mia] = _said("Mia from customs went on leave.", ("Mia", "person"))
+    assert _keys(mia) == [("description", "custom")]
+
+
+def test_a_phrase_stops_before_a_verb_followed_by_its_object() -> None:
+    [eva] = _said("Eva from the front desk handles the keys.", ("Eva", "person"))
+    assert _keys(eva) == [("description", "front desk")]
+
+
+def test_a_capitalised_complement_stays_an_organisation() -> None:
+    [hana, _] = _said(
+        "Hana Kowalski from Osprey Labs called.",
+        ("Hana Kowalski", "person"),
+        ("Osprey Labs", "organization"),
+    )
+    assert _keys(hana) == [("organization", "osprey labs")]
+
+
+def test_appositives_and_relative_clauses_describe_a_person() -> None:
+    [a] = _said(
+        "Kofi Mensah, who repairs the boilers in our block, came by.", ("Kofi Mensah", "person")
+    )
+    assert _keys(a) == [("description", "repair boiler block")]
+    [b] = _said("Kofi Mensah, treasurer of the allotment society, paid.", ("Kofi Mensah", "person"))
+    assert _keys(b) == [("role", "treasurer allotment society")]
+    [c] = _said("Kofi Mensah, the caretaker, paid.", ("Kofi Mensah", "person"))
+    assert _keys(c) == [("role", "caretaker")]
+
+
+def test_a_new_clause_after_a_comma_is_no_appositive() -> None:
+    [_, b] = _said("Ravi thanked Kofi, then left.", ("Ravi", "person"), ("Kofi", "person"))
+    assert b == ()
+
+
+def test_a_locative_adverb_after_the_name_describes_the_person() -> None:
+    [a] = _said("Kofi downstairs borrowed the ladder.", ("Kofi", "person"))
+    assert _keys(a) == [("description", "downstair")]
+
+
+def test_at_and_in_describe_only_a_clause_subject() -> None:
+    [_, kofi] = _said("Ravi met Kofi at the gym.", ("Ravi", "person"), ("Kofi", "person"))
+    assert kofi == ()
+    [kofi2] = _said("Kofi at the bakery sold the last loaf.", ("Kofi", "person"))
+    assert _keys(kofi2) == [("description", "bakery")]
+
+
+def test_times_are_not_qualifiers() -> None:
+    [_, kofi] = _said("Ravi called Kofi from home.", ("Ravi", "person"), ("Kofi", "person"))
+    assert kofi == ()
+
+
+def test_lower_case_phrases_describe_people_only() -> None:
+    [report] = _said("Orion Report from last week is late.", ("Orion Report", "product"))
+    assert report == ()
+
+
+def test_content_words_drop_function_words_possessives_and_plurals() -> None:
+    assert content_words("the parents' committee") == ("parent", "committee")
+    assert content_words("who runs the bike shops") == ("bike", "shop")
+
+
+def test_descriptions_sharing_no_word_conflict_and_sharing_one_support() -> None:
+    choir = Qualifier("description", "choir", "the choir")
+    director = Qualifier("role", "choir director", "our choir director")
+    mechanic = Qualifier("role", "bike mechanic", "the bike mechanic")
+    assert compatible(choir, director)
+    assert conflict([choir], [mechanic]) == (
+        "description / role qualifiers differ: the choir vs the bike mechanic"
+    )
+    assert conflict([choir], [director]) is None
+    assert shared([director], [choir]) == (director,)
+
+
+def test_a_description_and_an_organisation_are_one_dimension() -> None:
+    neighbour = Qualifier("description", "next door", "next door")
+    osprey = Qualifier("organization", "osprey labs", "Osprey Labs")
+    club = Qualifier("description", "rowing club", "the rowing club")
+    named_club = Qualifier("organization", "eastbank rowing club", "Eastbank Rowing Club")
+    assert conflict([neighbour], [osprey]) is not None
+    assert conflict([club], [named_club]) is None
+
+
+def test_places_are_not_compared_with_descriptions() -> None:
+    place = Qualifier("place", "leeds", "Leeds")
+    neighbour = Qualifier("description", "next door", "next door")
+    assert conflict([place], [neighbour]) is None

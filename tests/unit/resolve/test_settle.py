@@ -1,0 +1,193 @@
+from datetime import UTC, datetime, timedelta
+
+from app.resolve.batch import FactInput, names_to_load
+from app.resolve.memory_bank import MemoryBank
+from app.resolve.model import Mention
+from app.resolve.settle import plan
+
+T0 = datetime(2027, 1, 1, tzinfo=UTC)
+
+
+def fact(day: int, content: str, *mentions: tuple[str, str]) -> FactInput:
+    return FactInput(
+        mentions=tuple(Mention(text=t, type=k) for t, k in mentions),
+        at=T0 + timedelta(days=day),
+        content=content,
+        memory_id=f"m{day:03d}",
+    )
+
+
+FACTS = [
+    fact(
+        1,
+        "Tobias Lindqvist, the landlord, fixed the radiator on Alder Street.",
+        ("Tobias Lindqvist", "person"),
+        ("Alder Street", "place"),
+    ),
+    fact(
+        2,
+        "Tobias said the Alder Street flat gets a new boiler.",
+        ("Tobias", "person"),
+        ("Alder Street", "place"),
+    ),
+    fact(
+        8,
+        "Tobias Achterberg coaches at the Riverbend Cycling Club.",
+        ("Tobias Achterberg", "person"),
+        ("Riverbend Cycling Club", "organization"),
+    ),
+    fact(
+        9,
+        "Tobias from the Riverbend Cycling Club posted the route.",
+        ("Tobias", "person"),
+        ("Riverbend Cycling Club", "organization"),
+    ),
+    fact(40, "Tobias cancelled the ride.", ("Tobias", "person")),
+    fact(
+        12,
+        "Cedar & Vine in Tacoma baked the bread.",
+        ("Cedar & Vine", "organization"),
+        ("Tacoma", "place"),
+    ),
+    fact(
+        30,
+        "Cedar & Vine in Spokane wants a delivery.",
+        ("Cedar & Vine", "organization"),
+        ("Spokane", "place"),
+    ),
+    fact(3, "Valentina Ruiz walked through the policy.", ("Valentina Ruiz", "person")),
+    fact(200, "Valentina Ruiz retired.", ("Valentina Ruiz", "person")),
+]
+
+
+def partition(bank: MemoryBank) -> set[frozenset[str]]:
+    groups: dict[str, set[str]] = {}
+    for f in bank.facts:
+        for m in f.mentions:
+            groups.setdefault(m.entity_id, set()).add(f"{f.memory_id}:{m.text}")
+    return {frozenset(g) for g in groups.values()}
+
+
+def retained(facts: list[FactInput]) -> set[frozenset[str]]:
+    bank = MemoryBank()
+    for f in facts:
+        bank.retain(f)
+    return partition(bank)
+
+
+def test_settled_identities_do_not_depend_on_arrival_order():
+    ordered = sorted(FACTS, key=lambda f: f.at)
+    forward, reverse, shuffled = (
+        retained(ordered),
+        retained(ordered[::-1]),
+        retained(ordered[1::2] + ordered[::2]),
+    )
+    assert forward == reverse == shuffled
+
+
+def test_a_short_name_joins_the_holder_its_evidence_points_to_and_no_one_otherwise():
+    identities = retained(sorted(FACTS, key=lambda f: f.at)[::-1])
+    assert frozenset({"m001:Tobias Lindqvist", "m002:Tobias"}) in identities
+    assert frozenset({"m008:Tobias Achterberg", "m009:Tobias"}) in identities
+    assert frozenset({"m040:Tobias"}) in identities
+
+
+def test_a_name_said_with_two_cities_is_two_entities_and_a_full_name_joins_across_months():
+    identities = retained(sorted(FACTS, key=lambda f: f.at))
+    assert frozenset({"m012:Cedar & Vine"}) in identities
+    assert frozenset({"m030:Cedar & Vine"}) in identities
+    assert frozenset({"m003:Valentina Ruiz", "m200:Valentina Ruiz"}) in identities
+
+
+def test_a_bare_name_the_first_pass_gives_to_whoever_came_first_is_settled_apart():
+    facts = [
+        fact(1, "Anna Berg signed the lease.", ("Anna Berg", "person")),
+        fact(2, "Anna called about the keys.", ("Anna", "person")),
+        fact(3, "Anna Schmidt moved in upstairs.", ("Anna Schmidt", "person")),
+    ]
+
+    def run(order: list[FactInput], settle: bool) -> set[frozenset[str]]:
+        bank = MemoryBank(settle=settle)
+        for f in order:
+            bank.retain(f)
+        return partition(bank)
+
+    assert run(facts, settle=False) != run(facts[::-1], settle=False)
+    assert run(facts, settle=True) == run(facts[::-1], settle=True)
+    assert frozenset({"m002:Anna"}) in run(facts, settle=True)
+
+
+def test_plan_keeps_each_entitys_largest_part_and_merges_what_the_replay_joined():
+    first = {"a": T0, "b": T0 + timedelta(days=1), "c": T0 + timedelta(days=2)}
+    targets = {
+        ("m1", "a"): "settle-0001",
+        ("m2", "a"): "settle-0001",
+        ("m3", "a"): "settle-0002",
+        ("m4", "b"): "settle-0002",
+        ("m5", "b"): "settle-0002",
+        ("m6", "c"): "anchor",
+    }
+    settled = plan(targets, first)
+    assert [(s.entity_id, s.memory_ids) for s in settled.splits] == [("a", ("m3",))]
+    assert [(m.keep, m.gone) for m in settled.merges] == [("anchor", "c"), ("b", "a~settle-0002")]
+    assert settled.final == {"anchor": "anchor", "settle-0001": "a", "settle-0002": "b"}
+
+
+def test_plan_of_a_settled_block_is_empty():
+    targets = {("m1", "a"): "settle-0001", ("m2", "b"): "settle-0002"}
+    assert plan(targets, {}).empty
+
+
+def test_a_bare_name_with_one_holder_in_sight_joins_it_months_later_and_two_holders_do_not():
+    one = [
+        fact(1, "Tomas Lindqvist planned a trip.", ("Tomas Lindqvist", "person")),
+        fact(90, "Tomas started a pottery class.", ("Tomas", "person")),
+        fact(200, "Tomas sold a bowl.", ("Tomas", "person")),
+    ]
+    assert retained(one) == {
+        frozenset({"m001:Tomas Lindqvist", "m090:Tomas", "m200:Tomas"}),
+    }
+    two = [*one, fact(50, "Tomas Berg fixed the roof.", ("Tomas Berg", "person"))]
+    identities = retained(two)
+    assert frozenset({"m090:Tomas"}) in identities
+    assert frozenset({"m200:Tomas"}) in identities
+
+
+def test_a_guessed_type_is_no_guard_and_a_supplied_one_is():
+    def helen(day: int, kind: str, guessed: bool) -> FactInput:
+        return FactInput(
+            mentions=(Mention(text="Helen", type=kind, type_guessed=guessed),),
+            at=T0 + timedelta(days=day),
+            content="Helen played a solo.",
+            memory_id=f"m{day:03d}",
+        )
+
+    first = fact(1, "Helen Okafor joined the orchestra.", ("Helen Okafor", "person"))
+    # spaCy calls her an organisation in one sentence: she is still the one Helen in sight.
+    assert retained([first, helen(60, "organization", guessed=True)]) == {
+        frozenset({"m001:Helen Okafor", "m060:Helen"})
+    }
+    assert len(retained([first, helen(60, "organization", guessed=False)])) == 2
+
+
+def test_a_short_form_of_a_things_name_joins_its_only_holder_but_a_place_inside_a_place_does_not():
+    facts = [
+        fact(1, "We moved the budget to Microsoft Excel.", ("Microsoft Excel", "product")),
+        fact(120, "Excel crashed again.", ("Excel", "product")),
+        fact(2, "Kelso depot closed early.", ("Kelso depot", "place")),
+        fact(130, "Kelso had snow.", ("Kelso", "place")),
+    ]
+    identities = retained(facts)
+    assert frozenset({"m001:Microsoft Excel", "m120:Excel"}) in identities
+    assert frozenset({"m130:Kelso"}) in identities
+
+
+def test_a_guessed_type_looks_up_names_of_every_type():
+    guessed = FactInput(
+        mentions=(Mention(text="Caroline", type="organization", type_guessed=True),),
+        at=T0,
+        content="Caroline baked bread.",
+    )
+    supplied = FactInput(mentions=(Mention(text="Caroline", type="organization"),), at=T0)
+    assert names_to_load([guessed]) == [("caroline", None)]
+    assert names_to_load([supplied]) == [("caroline", "organization")]
