@@ -90,6 +90,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # bank's write is idle (0: it is written at once).
     retain_group_max_facts: int = 400
     retain_group_wait_ms: float = 0.0
+    # The console overview's chart is counted again once older than this or when the bank's
+    # memory count moved; meanwhile the last count is shown (with its time) and recounted behind.
+    console_chart_max_age_s: float = 60.0
 
     # Finish vector writes a crash left pending when the service starts.
     reconcile_on_start: bool = True

@@ -133,7 +133,9 @@ class Runtime:
         self.keys = KeyService(graph)
         self.security_events = SecurityEventService(graph, self.banks)
         self.entities = EntityService(graph, self.banks)
-        self.browse = BrowseService(graph, self.banks)
+        self.browse = BrowseService(
+            graph, self.banks, chart_max_age_s=settings.console_chart_max_age_s
+        )
         self.reviews = ReviewService(graph, self.banks, self.entities)
         self.documents = DocumentService(
             graph=graph, vectors=vectors, banks=self.banks, retainer=self.retainer
@@ -218,6 +220,7 @@ class Runtime:
             runtime = cls(settings, graph, vectors, embedder, extractors, llm, consolidation_llm)
             await runtime.liveness.start()
             stack.push_async_callback(runtime.liveness.stop)
+            stack.push_async_callback(runtime.browse.close)
             if settings.admin_key:
                 await runtime.keys.ensure(settings.admin_key, name="MNEMO_ADMIN_KEY")
             stack.push_async_callback(runtime.webhook_sender.aclose)

@@ -107,7 +107,9 @@ class OverviewPage(Controller):
         bank = await rt.banks.get(bank_id)
         # Independent reads, run side by side: the page waits for the slowest, not the sum.
         activity, entities, reviews, operations, backlog = await asyncio.gather(
-            rt.browse.activity(bank_id, by=cast("ActivityBy", by)),
+            rt.browse.chart_activity(
+                bank_id, by=cast("ActivityBy", by), memories=bank.counts.memories
+            ),
             rt.entities.page(bank_id, name=None, entity_type=None, limit=OVERVIEW_ROWS, offset=0),
             rt.reviews.page(bank_id, status="open", limit=3, offset=0),
             rt.operations.page(bank_id, limit=OVERVIEW_ROWS, offset=0),
@@ -119,6 +121,7 @@ class OverviewPage(Controller):
             bank=bank,
             by=by,
             chart=activity_bars(activity.days),
+            counted_at=activity.counted_at,
             entities=entities,
             reviews=reviews,
             operations=operations,

@@ -34,7 +34,8 @@ def recall_request(request: AnyRequest, text: str) -> RecallRequest:
     values: dict[str, Any] = {"query": text, "trace": True}
     values["budget"] = choice(request, "budget", BUDGETS) or "mid"
     if max_tokens := query(request, "max_tokens", max_length=10):
-        values["max_tokens"] = int(max_tokens) if max_tokens.isascii() and max_tokens.isdecimal() else max_tokens
+        numeric = max_tokens.isascii() and max_tokens.isdecimal()
+        values["max_tokens"] = int(max_tokens) if numeric else max_tokens
     types = [t for t in request.query_params.getall("type", []) if t]
     if types:
         values["types"] = types

@@ -91,3 +91,29 @@ def test_pages_never_show_another_banks_items(http: httpx.Client, banks) -> None
     assert http.get(f"/v1/default/banks/{a}/memories/{memory}").json()["state"] == "valid"
     listing = page(http, f"/console/banks/{b}/memories/")
     assert memory not in listing and "No memories match" in listing
+
+
+def _charted(html: str) -> int:
+    """Memories the overview's chart shows, summed over its bars."""
+    return sum(int(n) for n in re.findall(r"<title>[^<:]+: (\d+)", html))
+
+
+def test_the_overview_chart_catches_up_with_a_retain(http: httpx.Client) -> None:
+    bank = f"cc-{uuid.uuid4().hex[:8]}"
+    memories = f"/v1/default/banks/{bank}/memories"
+    try:
+        items = [{"content": "Mara Lind repaired the lighthouse lamp in Tromsø."}]
+        assert http.post(memories, json={"items": items}).status_code == 200
+        first = page(http, f"/console/banks/{bank}/")
+        assert "counted at" in first and _charted(first) >= 1
+        items = [
+            {"content": "Oskar Brandt sold his sailboat to a buyer from Bergen."},
+            {"content": "Ines Vidal opened a bakery on the harbour front in Vigo."},
+        ]
+        assert http.post(memories, json={"items": items}).status_code == 200
+        # The count moved, so the next load recounts (behind the page); a load soon after
+        # shows the new count.
+        seen = [_charted(page(http, f"/console/banks/{bank}/")) for _ in range(20)]
+        assert max(seen) >= _charted(first) + 2, seen
+    finally:
+        http.delete(f"/v1/default/banks/{bank}")

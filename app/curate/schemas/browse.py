@@ -5,7 +5,7 @@ Growth over time, a fact's links to other facts, an entity's neighbourhood for d
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 import msgspec
@@ -24,11 +24,12 @@ class ActivityDay(msgspec.Struct, frozen=True):
 
 
 class BankActivity(msgspec.Struct, frozen=True, kw_only=True):
-    """A bank's memories per day and fact type, oldest day first."""
+    """A bank's memories per day and fact type, oldest day first, and when they were counted."""
 
     bank_id: str
     by: ActivityBy
     days: list[ActivityDay]
+    counted_at: datetime | None = None
 
 
 class LinkedMemory(msgspec.Struct, frozen=True, kw_only=True):
