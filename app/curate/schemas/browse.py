@@ -99,7 +99,7 @@ class ConsolidationBacklog(msgspec.Struct, frozen=True):
     """What waits on a bank, and what consolidation made.
 
     Facts waiting for consolidation and failed ones (retried later), observations, and
-    unfinished and failed operations.
+    unfinished and failed operations, each counted up to ``cap`` + 1.
     """
 
     pending: int = 0
@@ -107,3 +107,9 @@ class ConsolidationBacklog(msgspec.Struct, frozen=True):
     observations: int = 0
     operations_pending: int = 0
     operations_failed: int = 0
+    # Counts stop one past this (a page costs its rows, not the bank): such a count is "cap+".
+    cap: int = 0
+
+    def shown(self, count: int) -> str:
+        """A count as a person reads it: exact up to the cap, "cap+" past it."""
+        return f"{self.cap:,}+" if self.cap and count > self.cap else f"{count:,}"
