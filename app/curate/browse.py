@@ -44,13 +44,13 @@ MAX_NEIGHBOURHOOD = 60
 BACKLOG_CAP = 10_000
 # The start of "all time" for an index range scan (every stored time is after it).
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
-
-log = logging.getLogger(__name__)
 _KINDS: dict[str, LinkKind] = {
     "TEMPORAL": "temporal",
     "SEMANTIC": "semantic",
     "CAUSED_BY": "causal",
 }
+
+log = logging.getLogger(__name__)
 
 
 class _LinkRow(msgspec.Struct):
@@ -157,16 +157,17 @@ class BrowseService:
     async def chart_activity(self, bank_id: str, *, by: ActivityBy, memories: int) -> BankActivity:
         """``activity`` for the overview's chart: counted at most once per change or age bound.
 
-        Counting reads one index entry per memory (~0.3 s at 100k), so a glance at the overview
-        shows the last count while a stale one is counted again in the background; only a bank
-        never counted in this process waits for its count. ``memories`` is the bank's count now.
+        Counting reads one index entry per memory (its cost grows with the bank), so a glance at
+        the overview shows the last count while a stale one is counted again in the background;
+        only a bank never counted in this process waits for its count. ``memories`` is the
+        bank's count now.
         """
         key = (bank_id, by)
         counted = self._charts.get(key)
         state = chart_freshness(
             counted, memories=memories, now=time.monotonic(), max_age_s=self._chart_max_age_s
         )
-        if counted is None:
+        if counted is None:  # state "missing"
             await self._recount(key, memories)
             return self._charts[key].activity
         if state == "stale" and key not in self._recounts:
