@@ -317,6 +317,8 @@ class NameForm(msgspec.Struct, frozen=True):
     # The words spelled as an ASCII keyboard writes the letters that ``fold`` strips
     # ("jürgen" → "juergen", "søren" → "soeren"); equal to ``words`` for most names.
     spelled: tuple[str, ...] = ()
+    # The type head the core left out ("project" of "Project Orbit"), if any.
+    head: str = ""
 
     @property
     def core_key(self) -> str:
@@ -339,7 +341,7 @@ class NameForm(msgspec.Struct, frozen=True):
 def name_form(key: str, entity_type_class: str = "") -> NameForm:
     """Derive the comparison form of a key (already a ``name_key``) under a type class."""
     tokens = name_tokens(key)
-    core = _strip_decorations(tokens, entity_type_class)
+    core, head = _strip_decorations(tokens, entity_type_class)
     words = tuple(t for t in core if not is_number_token(t))
     return NameForm(
         key=key,
@@ -351,6 +353,7 @@ def name_form(key: str, entity_type_class: str = "") -> NameForm:
         compact="".join(core),
         acronyms=() if entity_type_class == "person" else _acronyms(words),
         spelled=_spelled(key, entity_type_class, words),
+        head=head,
     )
 
 
@@ -368,8 +371,11 @@ def _spelled(key: str, tclass: str, words: tuple[str, ...]) -> tuple[str, ...]:
     return alt if len(alt) == len(words) else words
 
 
-def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[str, ...]:
-    """Drop titles (persons), legal suffixes (organisations) and type heads; never everything."""
+def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[tuple[str, ...], str]:
+    """Drop titles (persons), legal suffixes (organisations) and type heads; never everything.
+
+    Returns the core and the type head it dropped ("" when none).
+    """
     core = list(tokens)
     if tclass in ("person", ""):
         while len(core) > 1 and core[0] in PERSON_TITLES:
@@ -380,12 +386,13 @@ def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[str, ...]:
         while len(core) > 1 and core[-1] in LEGAL_SUFFIXES:
             core.pop()
     heads = TYPE_HEADS.get(tclass) if tclass else frozenset().union(*TYPE_HEADS.values())
+    head = ""
     if heads:
         if len(core) > 1 and core[0] in heads:
-            core.pop(0)
+            head = core.pop(0)
         if len(core) > 1 and core[-1] in heads:
-            core.pop()
-    return tuple(core)
+            head = core.pop()
+    return tuple(core), head
 
 
 def _acronyms(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -23,9 +23,10 @@ cost is a missed merge, which a review or a curator repairs; a false merge is wo
 Where a lower-case phrase ends is read without a parser: at punctuation, a capitalised word, a
 function word, or the clause's verb, recognised by its form (a past tense in -ed, a common
 irregular past tense) or by what follows it (an object: a determiner, pronoun or name; a
-preposition). "at" and "in" phrases count only for a mention that opens its clause ("Daniel
-at the bike shop replaced..."): after an object they usually say where the action happened
-("met Ingrid at the gym"). Pure: no I/O.
+preposition). After a person's name, "at" and "in" phrases (lower-case or capitalised) count
+only for a mention that opens its clause ("Daniel at the bike shop replaced...", "Ilse
+Haverkamp in Burnside fitted..."): after an object they usually say where the action happened
+("met Ingrid at the gym", "met Chloe in Krakow"). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def qualifiers_in(
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
         for match in re.finditer(re.escape(surface), content) if surface else ():
-            q = _after(content, match.end(), surfaces, types, starts, i)
+            q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
             if q is None and type_class(types[i]) == "person":
                 q = _described(content, match.start(), match.end())
             if q is not None:
@@ -184,6 +185,7 @@ def qualifiers_in(
 
 def _after(
     content: str,
+    start: int,
     pos: int,
     surfaces: Sequence[str],
     types: Sequence[str | None],
@@ -198,6 +200,15 @@ def _after(
         return None
     at = prep.end()
     word = prep["prep"].casefold()
+    if (
+        word in ("at", "in")
+        and type_class(types[own]) == "person"
+        and not _opens_clause(content, start)
+    ):
+        # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
+        # action happened, not where the person lives or works ("Chloe Garcia in Krakow
+        # said ..." does). An organisation keeps it: "a contract with Cedar & Vine in Tacoma".
+        return None
     j = starts.get(at)
     if j is not None and j != own:
         text = surfaces[j]
@@ -217,6 +228,11 @@ def _after(
     return Qualifier(kind, key, text)
 
 
+def _opens_clause(content: str, start: int) -> bool:
+    """Whether the mention at ``start`` opens its clause (is its subject, not an object)."""
+    return _CLAUSE_START.search(content, 0, start) is not None
+
+
 def _described(content: str, start: int, end: int) -> Qualifier | None:
     """A lower-case phrase right after a person's name that says how they are known."""
     where = _LOCATIVE.match(content, end)
@@ -234,7 +250,7 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     if prep is None:
         return None
     word = prep["prep"].casefold()
-    if word in ("at", "in") and _CLAUSE_START.search(content, 0, start) is None:
+    if word in ("at", "in") and not _opens_clause(content, start):
         return None
     phrase = _phrase(content, prep.start("prep") + len(word))
     return None if phrase is None else _description("description", phrase)

@@ -150,6 +150,11 @@ def name_relation(
             kind = "same_form" if plain else "initials"
             score = policy.same_form_name if kind == "same_form" else policy.initials_name
         else:
+            if bool(subject.head) != bool(candidate.head):
+                # "Project Atlas" ~ "Atlas Health": the head says what the short name is, and
+                # the long one grows its bare word into another thing. Two relaxations (head
+                # dropped, words dropped) on one pair are not a name relation.
+                return None
             kind = "contained"
             covered = (alignment.long_words - alignment.unmatched_long) / alignment.long_words
             score = policy.contained_base + policy.contained_span * covered

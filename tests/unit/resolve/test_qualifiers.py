@@ -75,6 +75,24 @@ def test_at_and_in_describe_only_a_clause_subject() -> None:
     assert _keys(kofi2) == [("description", "bakery")]
 
 
+def test_a_place_after_a_persons_name_in_object_position_is_where_it_happened() -> None:
+    [_, chloe] = _said(
+        "Aisha Kim met Chloe Garcia in Krakow to discuss the budget.",
+        ("Aisha Kim", "person"),
+        ("Chloe Garcia", "person"),
+    )
+    assert chloe == ()
+    [chloe2] = _said("Chloe Garcia in Krakow signed the lease.", ("Chloe Garcia", "person"))
+    assert _keys(chloe2) == [("place", "krakow")]
+    # An organisation keeps its place wherever it stands: "X in Tacoma" names which X.
+    [_, shop] = _said(
+        "Ana signed a contract with Cedar & Vine in Tacoma.",
+        ("Ana", "person"),
+        ("Cedar & Vine", "organization"),
+    )
+    assert _keys(shop) == [("place", "tacoma")]
+
+
 def test_times_are_not_qualifiers() -> None:
     [_, kofi] = _said("Ravi called Kofi from home.", ("Ravi", "person"), ("Kofi", "person"))
     assert kofi == ()

@@ -60,6 +60,17 @@ def test_contained_name_scores_base_plus_share_of_the_longer_name():
     assert rel("Seattle", "Town Hall Seattle", "place").score == pytest.approx(0.55 + 0.35 / 3)
 
 
+def test_a_name_without_its_type_head_is_not_contained_in_another_thing():
+    # Untyped, "Project Atlas" is "Atlas" (its head dropped): the same thing as a bare
+    # "Atlas", but not a part of "Atlas Health", which grows the word another way.
+    assert rel("Project Atlas", "Atlas").kind == "same_form"
+    assert name_relation(form("Project Atlas"), form("Atlas Health"), P) is None
+    assert name_relation(form("Atlas Health"), form("Project Atlas"), P) is None
+    # Both with their head, or neither: containment as usual.
+    assert rel("Project Atlas", "Project Atlas Phase Two").kind == "contained"
+    assert rel("Atlas", "Atlas Health").kind == "contained"
+
+
 def test_acronym_scores_0_7():
     assert rel("UW", "University of Washington", "organization").score == 0.7
 
