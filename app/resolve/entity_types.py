@@ -47,5 +47,16 @@ def settled_type(
     return min(spellings, key=lambda t: (-spellings[t], t))
 
 
+def may_change_type(current: str | None, new_votes: Iterable[str | None]) -> bool:
+    """Whether votes added to an entity can change the type it carries.
+
+    ``current`` is what ``settled_type`` made of the entity's earlier votes. New votes for its
+    own class (or none) only widen the winner's lead, among exact votes and guesses alike, so
+    the type stands without counting the earlier ones again (hundreds, for a familiar name).
+    """
+    own = type_class(current)
+    return any(t and type_class(t) and type_class(t) != own for t in new_votes)
+
+
 def _tie_rank(cls: str) -> tuple[int, str]:
     return (_TIE_ORDER.index(cls) if cls in _TIE_ORDER else len(_TIE_ORDER), cls)

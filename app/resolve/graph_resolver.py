@@ -26,8 +26,14 @@ import msgspec
 from app.domain.banks import BankConfig
 from app.domain.names import fold, index_keys, name_key
 from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
-from app.resolve.entity_types import settled_type
-from app.resolve.memory_bank import BLOCK_HOPS, COMPANY_HOPS, MAX_BLOCK_ENTITIES, is_anchor
+from app.resolve.entity_types import may_change_type, settled_type
+from app.resolve.memory_bank import (
+    BLOCK_HOPS,
+    COMPANY_HOPS,
+    MAX_BLOCK_ENTITIES,
+    anchored_by,
+    is_anchor,
+)
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
@@ -220,19 +226,26 @@ class GraphResolver:
         )
         ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
         names = names_to_load([_fact_input(f, set()) for f in facts])
-        block = await self._block(tx, bank.id, names, touched, ws)
-        outcome = await settle_block(
-            tx,
-            bank.id,
-            block,
-            [ws.entities[i] for i in sorted(block) if i in ws.entities],
-            ws.neighbour_info,
-            bank_entities=ws.bank_entities,
-            policy=self._policy,
-        )
-        # After the settle moved mentions: each entity of the block carries the type its
-        # mentions now say by majority, not the one it was first created with.
-        await retype_entities(tx, bank.id, touched | block)
+        block, anchors = await self._block(tx, bank.id, names, touched, ws)
+        if block <= anchors:
+            # Nothing in the block may move (the usual case once a bank knows its people):
+            # no replay, and the anchors' neighbours need not be read.
+            outcome = SettleOutcome((), (), len(block), 0)
+        else:
+            await self._load_entities(tx, bank.id, anchors, ws)
+            outcome = await settle_block(
+                tx,
+                bank.id,
+                block,
+                [ws.entities[i] for i in sorted(block) if i in ws.entities],
+                ws.neighbour_info,
+                bank_entities=ws.bank_entities,
+                policy=self._policy,
+            )
+        # Each entity whose mentions the settle moved, or to which the batch gave a mention of
+        # another type than its own, carries the type its mentions now say by majority, not
+        # the one it was created with; the rest of the block has the type it had.
+        await retype_entities(tx, bank.id, _dissenting(facts, resolved) | set(outcome.changed))
         return outcome
 
     async def _block(
@@ -242,22 +255,27 @@ class GraphResolver:
         names: Sequence[tuple[str, str | None]],
         touched: set[str],
         ws: WorkingSet,
-    ) -> set[str]:
+    ) -> tuple[set[str], set[str]]:
         """The batch's entities and, transitively, what they could be or be told apart by.
 
         As ``memory_bank.block_of``: each round loads what the last one found and adds the
         entities their names could resolve to and (``COMPANY_HOPS`` rounds) their company,
         except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` at most.
+        Returns the block and its anchors. An anchor is known by its counts (``anchored_by``)
+        and is not loaded here: the block does not grow through it, and a large entity's
+        neighbours are most of what a load reads.
         """
         hub = hub_degree(ws.bank_entities, self._policy)
         found = set(touched)
         frontier = set(touched)
         probes = list(names)
+        anchors: set[str] = set()
         for hop in range(BLOCK_HOPS):
-            await self._load_entities(tx, bank_id, frontier, ws)
+            anchors |= await self._anchors_among(tx, bank_id, frontier, hub)
+            await self._load_entities(tx, bank_id, frontier - anchors, ws)
             new: set[str] = set()
             extra: set[tuple[str, str | None]] = set()
-            for i in sorted(frontier):
+            for i in sorted(frontier - anchors):
                 e = ws.entities.get(i)
                 if e is None or is_anchor(e, hub):
                     continue
@@ -273,8 +291,23 @@ class GraphResolver:
             new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
             found |= new
             frontier, probes = new, []
-        await self._load_entities(tx, bank_id, frontier, ws)
-        return found
+        else:
+            anchors |= await self._anchors_among(tx, bank_id, frontier, hub)
+            await self._load_entities(tx, bank_id, frontier - anchors, ws)
+        return found, anchors
+
+    async def _anchors_among(self, tx: Tx, bank_id: str, ids: set[str], hub: float) -> set[str]:
+        """The entities of ``ids`` that are anchors, read from their counts."""
+        if not ids:
+            return set()
+        rows = await tx.rows(
+            "resolve/entity_counts", {"bank_id": bank_id, "ids": sorted(ids)}, _CountsRow
+        )
+        return {
+            r.id
+            for r in rows
+            if anchored_by(mentions=r.mentions, degree=r.degree, is_label=r.is_label, hub=hub)
+        }
 
     # -- load ---------------------------------------------------------------------------------
 
@@ -469,9 +502,18 @@ async def merge_entities(
     return merge_id
 
 
+class _CountsRow(msgspec.Struct):
+    id: str
+    mentions: int
+    degree: int
+    is_label: bool
+
+
 class _MentionTypeVote(msgspec.Struct):
     type: str
     guessed: bool = False
+    # Mentions that gave this type.
+    n: int = 1
 
 
 class _MentionTypesRow(msgspec.Struct):
@@ -495,7 +537,7 @@ async def retype_entities(tx: Tx, bank_id: str, entity_ids: Iterable[str]) -> No
     )
     changes: list[dict[str, str | None]] = []
     for r in rows:
-        votes = [(v.type, v.guessed) for v in r.votes]
+        votes = [(v.type, v.guessed) for v in r.votes for _ in range(v.n)]
         kind = settled_type(r.type, is_label=r.is_label, votes=votes)
         if kind != r.type:
             changes.append({"id": r.id, "type": kind})
@@ -558,6 +600,21 @@ def _claim_rows(ws: WorkingSet) -> list[dict[str, object]]:
 def _names_of(ws: WorkingSet) -> dict[str, tuple[str | None, list[str]]]:
     """The type and names of every entity in a working set."""
     return {eid: (e.type, list(e.names)) for eid, e in ws.entities.items()}
+
+
+def _dissenting(
+    facts: Sequence[FactToResolve], resolved: Sequence[Sequence[ResolvedMention]]
+) -> set[str]:
+    """Entities the batch gave a mention whose type may change theirs (``may_change_type``)."""
+    votes: dict[str, list[str | None]] = {}
+    current: dict[str, str] = {}
+    for fact, entities in zip(facts, resolved, strict=True):
+        given = {m.text: m for m in fact.mentions}
+        for r in entities:
+            m = given.get(r.mention)
+            votes.setdefault(r.entity_id, []).append(m.type if m is not None else None)
+            current[r.entity_id] = r.type
+    return {eid for eid, v in votes.items() if may_change_type(current[eid], v)}
 
 
 def _fact_input(fact: FactToResolve, labels: set[str]) -> FactInput:

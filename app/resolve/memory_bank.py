@@ -133,7 +133,14 @@ def block_of(
 
 def is_anchor(entity: WorkingEntity, hub: float) -> bool:
     """An entity a settle never replays: a hub, a vocabulary value, or one with many mentions."""
-    return entity.is_label or entity.degree >= hub or entity.mentions > MAX_SETTLE_MENTIONS
+    return anchored_by(
+        mentions=entity.mentions, degree=entity.degree, is_label=entity.is_label, hub=hub
+    )
+
+
+def anchored_by(*, mentions: int, degree: int, is_label: bool, hub: float) -> bool:
+    """``is_anchor`` from the counts alone (known before an entity's neighbours are read)."""
+    return is_label or degree >= hub or mentions > MAX_SETTLE_MENTIONS
 
 
 def split_block(

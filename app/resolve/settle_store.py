@@ -74,6 +74,8 @@ class SettleOutcome(msgspec.Struct, frozen=True):
     merges: tuple[str, ...]
     block: int
     replayed: int
+    # Entities whose mentions the settle moved (survivors of its splits and merges).
+    changed: tuple[str, ...] = ()
 
 
 async def annotate_mentions(
@@ -149,13 +151,14 @@ async def settle_block(
     settled = plan(result.targets, first_seen)
     applied = await apply_plan(tx, bank_id, settled)
     await _file_reviews(tx, bank_id, settled, applied.final, result.reviews)
-    return SettleOutcome(applied.splits, applied.merges, len(ids), len(facts))
+    return SettleOutcome(applied.splits, applied.merges, len(ids), len(facts), applied.changed)
 
 
 class _Applied(msgspec.Struct, frozen=True):
     splits: tuple[str, ...]
     merges: tuple[str, ...]
     final: dict[str, str]
+    changed: tuple[str, ...]
 
 
 async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
@@ -284,7 +287,10 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
             "resolve/close_reviews", {"bank_id": bank_id, "gone": gone_ids, "reason": SETTLE_REASON}
         )
     return _Applied(
-        tuple(split_ids), tuple(merge_ids), {t: final(p) for t, p in settled.final.items()}
+        tuple(split_ids),
+        tuple(merge_ids),
+        {t: final(p) for t, p in settled.final.items()},
+        tuple(survivors),
     )
 
 

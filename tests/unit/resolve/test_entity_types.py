@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from app.domain.names import type_class
-from app.resolve.entity_types import settled_type
+from app.resolve.entity_types import may_change_type, settled_type
 
 G, X = True, False  # guessed by a local model / stated exactly
 
@@ -57,3 +57,16 @@ def test_current_spelling_stays_when_its_class_wins() -> None:
 def test_most_frequent_spelling_of_the_winning_class() -> None:
     votes = [("place", G), ("gpe", G), ("gpe", G), ("person", G)]
     assert settled_type("person", is_label=False, votes=votes) == "gpe"
+
+
+def test_only_a_vote_for_another_class_can_change_a_settled_type() -> None:
+    assert not may_change_type("person", ["person", "PERSON", None, ""])
+    assert may_change_type("person", ["person", "organization"])
+    assert may_change_type(None, ["place"])
+    assert not may_change_type(None, [None])
+    # What it promises: votes for the winner's class never change what settled_type says.
+    for earlier in itertools.product([("person", G), ("organization", G), ("place", X)], repeat=3):
+        current = settled_type(None, is_label=False, votes=earlier)
+        for added in [("person", G), ("organization", X), ("place", G)]:
+            if not may_change_type(current, [added[0]]):
+                assert settled_type(current, is_label=False, votes=[*earlier, added]) == current
