@@ -299,6 +299,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with the worker running: wait up to this many seconds for it to catch up at the end",
     )
     parser.add_argument(
+        "--consolidation-yield",
+        type=float,
+        default=None,
+        help="the worker's MNEMO_CONSOLIDATION_YIELD (default: the service's default)",
+    )
+    parser.add_argument(
         "--compare-consolidation",
         action="store_true",
         help="each mode twice in this run: without the worker, then with it running behind",
@@ -316,8 +322,13 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
     sizes = [int(s) for s in args.sizes.split(",")]
     report: dict[str, list[Window]] = {}
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as data_dir:
+        tuning = (
+            {}
+            if args.consolidation_yield is None
+            else {"consolidation_yield": args.consolidation_yield}
+        )
         settings = load_settings(
-            {}, data_dir=data_dir, neo4j_uri=args.neo4j_uri, **benchmark_neo4j_auth()
+            {}, data_dir=data_dir, neo4j_uri=args.neo4j_uri, **tuning, **benchmark_neo4j_auth()
         )
         async with Runtime.open(settings, background=False) as runtime:
             if args.warmup > 0:

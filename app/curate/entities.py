@@ -40,7 +40,12 @@ from app.curate.schemas.entities import (
 )
 from app.domain.banks import BankDirectory
 from app.errors import Conflict, InvalidInput, NotFound
-from app.resolve.graph_resolver import merge_entities, refresh_lookup_fields, review_id
+from app.resolve.graph_resolver import (
+    merge_entities,
+    refresh_lookup_fields,
+    retype_entities,
+    review_id,
+)
 from app.resolve.qualifiers import qualifiers_in
 from app.resolve.repair import (
     EntityBrief,
@@ -404,6 +409,7 @@ class EntityService:
         # Recomputing the survivor rebuilds every CO_OCCURS edge it has from MENTIONS; its
         # neighbours' other edges are untouched by a merge, so they need nothing.
         await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": [keep]})
+        await retype_entities(tx, bank_id, [keep])
         await refresh_lookup_fields(tx, bank_id, [keep])
         await refresh_fact_names(tx, bank_id, memory_ids)
         # The review being decided, and the pair's own review if one is open.
@@ -718,10 +724,12 @@ class EntityService:
     ) -> None:
         """Rebuild what derives from moved mentions and names.
 
-        Counts, times and CO_OCCURS of the entities, their full-text lookup fields, and the
-        keyword field of the facts whose mentions moved.
+        Counts, times and CO_OCCURS of the entities, the type their mentions now give by
+        majority, their full-text lookup fields, and the keyword field of the facts whose
+        mentions moved.
         """
         await tx.run("resolve/recompute_entities", {"bank_id": bank_id, "ids": list(entity_ids)})
+        await retype_entities(tx, bank_id, entity_ids)
         await refresh_lookup_fields(tx, bank_id, entity_ids)
         await refresh_fact_names(tx, bank_id, memory_ids)
 

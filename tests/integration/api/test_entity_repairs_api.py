@@ -343,3 +343,35 @@ def test_a_split_entity_mentioned_since_cannot_be_reverted(http: httpx.Client, c
     io = entity_of(http, cbank, ids[0], "Io")
     later = merge(http, cbank, created, io)["record"]
     assert later["id"] in revert(http, cbank, change["record"]["id"], expect=409)["detail"]
+
+
+def test_a_merge_and_its_revert_leave_each_entity_with_the_type_most_of_its_mentions_give(
+    http: httpx.Client, cbank: str
+) -> None:
+    ids = each(
+        http,
+        cbank,
+        item(
+            "Juniper opened a second office.",
+            ("Juniper", "organization"),
+            at="2024-05-01T09:00:00Z",
+        ),
+        item(
+            "Juniper hired two engineers.", ("Juniper", "organization"), at="2024-05-02T09:00:00Z"
+        ),
+        item("Juniper waved at the team.", ("Juniper", "person"), at="2024-05-03T09:00:00Z"),
+    )
+    company = entity_of(http, cbank, ids[0], "Juniper")
+    person = entity_of(http, cbank, ids[2], "Juniper")
+    assert company != person, "the story needs two entities: the stated types conflict"
+
+    # The person absorbs two facts that call Juniper an organisation: two votes to one.
+    change = merge(http, cbank, company, person)
+    [kept] = change["entities"]
+    assert (kept["id"], kept["type"]) == (person, "organization")
+
+    undone = revert(http, cbank, change["record"]["id"])
+    assert {e["id"]: e["type"] for e in undone["entities"]} == {
+        person: "person",
+        company: "organization",
+    }
