@@ -51,7 +51,7 @@ class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
     slice_s: float = 10.0
     # After a batch during which clients wrote, pause for the batch's working time (not the
     # time it waited for the clients' writes) times this.
-    yield_factor: float = 1.0
+    yield_factor: float = 3.0
 
 
 class _Tally(msgspec.Struct, kw_only=True):
