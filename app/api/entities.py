@@ -8,7 +8,7 @@ from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
-from app.api.deps import MAX_OFFSET, BankId, Entities, ItemId, Limit, Offset
+from app.api.deps import BankId, Entities, ItemId, Limit, Offset
 from app.curate.entities import (
     DEFAULT_GRAPH_NODES,
     DEFAULT_NEIGHBOURS,
@@ -26,6 +26,7 @@ from app.curate.schemas.entities import (
     RevertRequest,
     SplitRequest,
 )
+from app.domain.paging import MAX_OFFSET
 
 NameQuery = Annotated[
     str | None,
