@@ -37,7 +37,7 @@ from app.resolve.memory_bank import (
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
-from app.resolve.settle_store import SettleOutcome, annotate_mentions, settle_block
+from app.resolve.settle_store import SettleOutcome, annotate_mentions, as_given, settle_block
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
@@ -271,8 +271,7 @@ class GraphResolver:
         probes = list(names)
         anchors: set[str] = set()
         for hop in range(BLOCK_HOPS):
-            anchors |= await self._anchors_among(tx, bank_id, frontier, hub)
-            await self._load_entities(tx, bank_id, frontier - anchors, ws)
+            anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
             new: set[str] = set()
             extra: set[tuple[str, str | None]] = set()
             for i in sorted(frontier - anchors):
@@ -292,22 +291,25 @@ class GraphResolver:
             found |= new
             frontier, probes = new, []
         else:
-            anchors |= await self._anchors_among(tx, bank_id, frontier, hub)
-            await self._load_entities(tx, bank_id, frontier - anchors, ws)
+            anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
         return found, anchors
 
-    async def _anchors_among(self, tx: Tx, bank_id: str, ids: set[str], hub: float) -> set[str]:
-        """The entities of ``ids`` that are anchors, read from their counts."""
+    async def _load_frontier(
+        self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet, hub: float
+    ) -> set[str]:
+        """Load the entities of ``ids`` that are not anchors (read from counts); the anchors."""
         if not ids:
             return set()
         rows = await tx.rows(
             "resolve/entity_counts", {"bank_id": bank_id, "ids": sorted(ids)}, _CountsRow
         )
-        return {
+        anchors = {
             r.id
             for r in rows
             if anchored_by(mentions=r.mentions, degree=r.degree, is_label=r.is_label, hub=hub)
         }
+        await self._load_entities(tx, bank_id, ids - anchors, ws)
+        return anchors
 
     # -- load ---------------------------------------------------------------------------------
 
@@ -608,12 +610,9 @@ def _dissenting(
     """Entities the batch gave a mention whose type may change theirs (``may_change_type``)."""
     votes: dict[str, list[str | None]] = {}
     current: dict[str, str] = {}
-    for fact, entities in zip(facts, resolved, strict=True):
-        given = {m.text: m for m in fact.mentions}
-        for r in entities:
-            m = given.get(r.mention)
-            votes.setdefault(r.entity_id, []).append(m.type if m is not None else None)
-            current[r.entity_id] = r.type
+    for _, r, m in as_given(facts, resolved):
+        votes.setdefault(r.entity_id, []).append(m.type)
+        current[r.entity_id] = r.type
     return {eid for eid, v in votes.items() if may_change_type(current[eid], v)}
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
 import msgspec
 
 from app.domain.names import entity_names, name_key
 from app.resolve.memory_bank import split_block
-from app.resolve.port import FactToResolve, ResolvedMention
+from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.settle import SettleFact, SettleMention, SettlePlan, plan, replay
@@ -78,6 +78,18 @@ class SettleOutcome(msgspec.Struct, frozen=True):
     changed: tuple[str, ...] = ()
 
 
+def as_given(
+    facts: Sequence[FactToResolve], resolved: Sequence[Sequence[ResolvedMention]]
+) -> Iterator[tuple[FactToResolve, ResolvedMention, MentionToResolve]]:
+    """Each resolved mention with its fact and the mention as the batch gave it."""
+    for fact, entities in zip(facts, resolved, strict=True):
+        given = {m.text: m for m in fact.mentions}
+        for r in entities:
+            m = given.get(r.mention)
+            if m is not None:
+                yield fact, r, m
+
+
 async def annotate_mentions(
     tx: Tx,
     bank_id: str,
@@ -85,22 +97,17 @@ async def annotate_mentions(
     resolved: Sequence[Sequence[ResolvedMention]],
 ) -> None:
     """Keep on each new MENTIONS edge the type its mention had and its exact-only flag."""
-    rows = []
-    for fact, entities in zip(facts, resolved, strict=True):
-        given = {m.text: m for m in fact.mentions}
-        for r in entities:
-            m = given.get(r.mention)
-            if m is not None:
-                rows.append(
-                    {
-                        "memory_id": fact.memory_id,
-                        "entity_id": r.entity_id,
-                        "mention": r.mention,
-                        "type": m.type or None,
-                        "exact": not m.resolve,
-                        "guessed": m.type_guessed,
-                    }
-                )
+    rows = [
+        {
+            "memory_id": fact.memory_id,
+            "entity_id": r.entity_id,
+            "mention": r.mention,
+            "type": m.type or None,
+            "exact": not m.resolve,
+            "guessed": m.type_guessed,
+        }
+        for fact, r, m in as_given(facts, resolved)
+    ]
     if rows:
         await tx.run("resolve/annotate_mentions", {"bank_id": bank_id, "mentions": rows})
 
