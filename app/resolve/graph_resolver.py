@@ -272,6 +272,10 @@ class GraphResolver:
         anchors: set[str] = set()
         for hop in range(BLOCK_HOPS):
             anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
+            if len(found) >= MAX_BLOCK_ENTITIES:
+                # Full: nothing a lookup finds could join, and at scale a full block's last
+                # frontier is the largest lookup of the walk.
+                break
             new: set[str] = set()
             extra: set[tuple[str, str | None]] = set()
             for i in sorted(frontier - anchors):
@@ -285,7 +289,7 @@ class GraphResolver:
             hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
             new |= self._mergeable((row for i, row in hits.items() if i not in found), probes)
             new -= found
-            if not new or len(found) >= MAX_BLOCK_ENTITIES:
+            if not new:
                 break
             new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
             found |= new

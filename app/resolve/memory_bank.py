@@ -105,6 +105,8 @@ def block_of(
     frontier = set(found)
     probes = set(names)
     for hop in range(BLOCK_HOPS):
+        if len(found) >= MAX_BLOCK_ENTITIES:
+            break
         new: set[str] = set()
         for i in sorted(frontier):
             e = ws.entities[i]
@@ -123,7 +125,7 @@ def block_of(
                 ):
                     new.add(hit.id)
         new -= found
-        if not new or len(found) >= MAX_BLOCK_ENTITIES:
+        if not new:
             break
         new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
         found |= new
