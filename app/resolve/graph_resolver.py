@@ -96,6 +96,11 @@ class _NamesOfRow(msgspec.Struct):
     is_label: bool = False
 
 
+class _LookupHit(_NamesOfRow):
+    # Indexes into the names looked up: the probes whose lookup returned this entity.
+    found_by: list[int] = []
+
+
 class LookupFields(msgspec.Struct, frozen=True):
     """What the full-text ``entity_lookup`` index holds for one entity."""
 
@@ -347,20 +352,26 @@ class GraphResolver:
         )
 
     def _mergeable(
-        self, hits: Iterable[_NamesOfRow], names: Sequence[tuple[str, str | None]]
+        self, hits: Iterable[_LookupHit], names: Sequence[tuple[str, str | None]]
     ) -> set[str]:
-        """The index hits that one of ``names`` could resolve to (from their names alone).
+        """The index hits that a name which found them could resolve to (from names alone).
 
         Full-text hits include every entity sharing a word or a near spelling; most fail the
         type or name checks that any merge needs. The lookup returns its hits' names in the
         same round trip; loading an entity with its neighbours costs far more, so only those
-        that pass are loaded.
+        that pass are loaded. A hit is weighed against the names whose lookup returned it, as
+        ``WorkingSet.lookup`` candidates are: against every name looked up, the screening
+        would grow with the product of a large bank's hits and a block's names.
         """
         return {
             r.id
             for r in hits
             if could_merge(
-                [*r.keys, name_key(r.canonical_name)], r.type, r.is_label, names, self._policy
+                [*r.keys, name_key(r.canonical_name)],
+                r.type,
+                r.is_label,
+                [names[i] for i in r.found_by],
+                self._policy,
             )
         }
 
@@ -371,7 +382,7 @@ class GraphResolver:
         names: Sequence[tuple[str, str | None]],
         *,
         limit: int = LOOKUP_LIMIT,
-    ) -> dict[str, _NamesOfRow]:
+    ) -> dict[str, _LookupHit]:
         """The index hits of ``names`` (``limit`` a name), each with its names as stored."""
         probes = [
             {"i": i, "key": key, "lucene": query}
@@ -383,7 +394,7 @@ class GraphResolver:
         rows = await tx.rows(
             "resolve/lookup",
             {"bank_id": bank_id, "probes": probes, "limit": limit},
-            _NamesOfRow,
+            _LookupHit,
         )
         return {row.id: row for row in rows}
 
