@@ -124,8 +124,9 @@ def convert_rows(rows: list[dict[str, Any]], into: type[T]) -> list[T]:
 
     Neo4j reads committed data: a node that another transaction deletes after this statement
     found it reads back with no properties at all (every stored node has some, its bank id at
-    least). Such a row describes something that no longer exists; it is left out, as if the
-    statement had run a moment later, instead of failing the request as a malformed record.
+    least), and a map projection of it (``m {.id, .text}``) with every key null. Such a row
+    describes something that no longer exists; it is left out, as if the statement had run a
+    moment later, instead of failing the request as a malformed record.
     """
     try:
         return msgspec.convert(rows, list[into], strict=False)  # type: ignore[valid-type]
@@ -139,12 +140,17 @@ def convert_rows(rows: list[dict[str, Any]], into: type[T]) -> list[T]:
 
 def _without_vanished(row: dict[str, Any]) -> dict[str, Any] | None:
     """``row`` without the deleted nodes in its lists; None when a column is a deleted node."""
-    if any(value == {} for value in row.values()):
+    if any(_vanished(value) for value in row.values()):
         return None
     return {
-        key: [item for item in value if item != {}] if type(value) is list else value
+        key: [item for item in value if not _vanished(item)] if type(value) is list else value
         for key, value in row.items()
     }
+
+
+def _vanished(value: Any) -> bool:
+    # A deleted node ({}) or a projection of one (every key null: a stored node has its ids).
+    return type(value) is dict and all(v is None for v in value.values())
 
 
 class Tx:

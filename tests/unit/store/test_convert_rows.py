@@ -31,6 +31,14 @@ def test_a_deleted_node_in_a_list_is_left_out_of_the_list_only() -> None:
     assert convert_rows(rows, _Page) == [_Page(total=2, items=[_Item(id="a")])]
 
 
+def test_a_projection_of_a_node_deleted_meanwhile_is_left_out() -> None:
+    # ``m {.id, .state}`` of a node deleted after the match: every key null.
+    rows = [{"item": {"id": "a"}}, {"item": {"id": None}}]
+    assert convert_rows(rows, _Row) == [_Row(item=_Item(id="a"))]
+    rows = [{"total": 2, "items": [{"id": "a"}, {"id": None}]}]
+    assert convert_rows(rows, _Page) == [_Page(total=2, items=[_Item(id="a")])]
+
+
 def test_a_record_that_is_malformed_for_another_reason_still_fails() -> None:
     with pytest.raises(msgspec.ValidationError):
         convert_rows([{"item": {"name": "no id"}}], _Row)
