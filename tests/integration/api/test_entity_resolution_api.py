@@ -35,6 +35,11 @@ def names_of(http: httpx.Client, bank: str, entity_id: str) -> dict[str, dict[st
 # -- types ---------------------------------------------------------------------------------------
 
 
+def _untyped(texts: list[str], stamp: str, *, start: int) -> list[dict[str, str]]:
+    """Items with no entities supplied, the n-th dated by ``stamp`` (n counted from ``start``)."""
+    return [{"content": t, "timestamp": stamp.format(n=n)} for n, t in enumerate(texts, start)]
+
+
 def test_an_extracted_type_is_the_majority_of_the_mentions_not_the_first(
     http: httpx.Client, bank: str
 ) -> None:
@@ -52,14 +57,7 @@ def test_an_extracted_type_is_the_majority_of_the_mentions_not_the_first(
         "My friend Caroline loves painting.",
         "We visited Caroline at her new house.",
     ]
-    ids = each(
-        http,
-        bank,
-        *(
-            {"content": text, "timestamp": f"2024-07-0{day}T10:00:00Z"}
-            for day, text in enumerate(later, start=2)
-        ),
-    )
+    ids = each(http, bank, *_untyped(later, "2024-07-0{n}T10:00:00Z", start=2))
     assert {entity_of(http, bank, mid, "Caroline") for mid in ids} == {caroline}
     assert get_json(http, entities_url(bank, f"/{caroline}"))["type"] == "person"
 
@@ -80,14 +78,7 @@ def test_a_mention_without_a_type_stays_with_its_person_when_guesses_outvote_her
         "After the fair, Margot went swimming with her brother.",
         "Margot repaired the kiln herself.",
     ]
-    ids = each(
-        http,
-        bank,
-        *(
-            {"content": text, "timestamp": f"2024-0{month}-03T10:00:00Z"}
-            for month, text in enumerate(texts, start=1)
-        ),
-    )
+    ids = each(http, bank, *_untyped(texts, "2024-0{n}-03T10:00:00Z", start=1))
     margot = entity_of(http, bank, ids[0], "Margot Lindqvist")
     assert {entity_of(http, bank, mid, "Margot") for mid in ids[1:]} == {margot}
     # The local model calls her a place in three sentences and gives no type in two: its
