@@ -96,9 +96,10 @@ class _NamesOfRow(msgspec.Struct):
     is_label: bool = False
 
 
-class _LookupHit(_NamesOfRow):
-    # Indexes into the names looked up: the probes whose lookup returned this entity.
-    found_by: list[int] = []
+class _LookupHit(_NamesOfRow, kw_only=True):
+    # Indexes into the names looked up: the probes whose lookup returned this entity. Required:
+    # a hit read without it would be weighed against no name and silently never load.
+    found_by: list[int]
 
 
 class LookupFields(msgspec.Struct, frozen=True):
