@@ -90,6 +90,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # bank's write is idle (0: it is written at once).
     retain_group_max_facts: int = 400
     retain_group_wait_ms: float = 0.0
+    # The settle (identities re-resolved from the evidence) runs behind the writes: once a
+    # bank has had no write for settle_delay_ms, or its oldest unsettled write is
+    # settle_max_wait_ms old, or they touched settle_max_entities entities; entity and review
+    # reads wait for it.
+    settle_delay_ms: float = 250.0
+    settle_max_wait_ms: float = 2000.0
+    settle_max_entities: int = 64
     # The console overview's chart is counted again once older than this or when the bank's
     # memory count moved; meanwhile the last count is shown (with its time) and recounted behind.
     console_chart_max_age_s: float = 60.0

@@ -42,6 +42,7 @@ from app.retain.limits import RetainLimits
 from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.retain.reconcile import Reconciler
+from app.retain.settle_behind import SettleTiming
 from app.store.cypher import CypherRegistry
 from app.store.data_lock import DataFolderLock
 from app.store.embeddings import Embedder
@@ -108,6 +109,11 @@ class Runtime:
                 max_facts=settings.retain_group_max_facts,
                 wait_s=settings.retain_group_wait_ms / 1000,
             ),
+            settle=SettleTiming(
+                delay_s=settings.settle_delay_ms / 1000,
+                max_wait_s=settings.settle_max_wait_ms / 1000,
+                max_entities=settings.settle_max_entities,
+            ),
             fault_injection=settings.fault_injection,
         )
         self.webhook_sender = WebhookSender()
@@ -122,7 +128,13 @@ class Runtime:
         self.webhooks = WebhookService(graph, self.banks)
         self.operations = OperationRunner(graph, self.retainer, self.events)
         # A repair links facts by the same policy as the retain it finishes.
-        self.reconciler = Reconciler(graph, vectors, embedder, self.retainer.link_policy)
+        self.reconciler = Reconciler(
+            graph,
+            vectors,
+            embedder,
+            self.retainer.link_policy,
+            settle_marked=self.retainer.settle_marked,
+        )
         self.memories = MemoryService(
             graph=graph,
             vectors=vectors,
@@ -132,7 +144,7 @@ class Runtime:
         )
         self.keys = KeyService(graph)
         self.security_events = SecurityEventService(graph, self.banks)
-        self.entities = EntityService(graph, self.banks)
+        self.entities = EntityService(graph, self.banks, settled=self.retainer.settled)
         self.browse = BrowseService(
             graph, self.banks, chart_max_age_s=settings.console_chart_max_age_s
         )
@@ -231,6 +243,7 @@ class Runtime:
                 stack.push_async_callback(runtime.events.stop)
                 if settings.reconcile_on_start:
                     await runtime.reconciler.repair_pending()
+                    await runtime.retainer.settle_marked()
                 await runtime.operations.start()
                 stack.push_async_callback(runtime.operations.stop)
                 if settings.consolidation_worker:

@@ -189,9 +189,11 @@ class DocumentService:
 
         The graph goes first, in one transaction: a crash before the vectors are deleted leaves
         orphan vectors, which recall never returns (hits are joined to the graph) and
-        reconciliation deletes; the reverse order could leave facts without vectors.
+        reconciliation deletes; the reverse order could leave facts without vectors. It acts on
+        the settled bank (decision 0018): no settle of the document's own writes comes after it.
         """
         await self._banks.require(bank_id)
+        await self._retainer.settled(bank_id)
         removal = _Removal(document_id, keep_document=False)
 
         async def work(tx: Tx) -> None:

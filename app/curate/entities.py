@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -217,9 +217,29 @@ def clean_reason(reason: str, field: str = "reason") -> str:
 class EntityService:
     """Entity reads and curator repairs over the graph."""
 
-    def __init__(self, graph: Graph, banks: BankDirectory) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        banks: BankDirectory,
+        *,
+        settled: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
         self._graph = graph
         self._banks = banks
+        self._settled = settled
+
+    async def settled(self, bank_id: str) -> None:
+        """Wait for the settle behind the bank's writes (decision 0018).
+
+        Identities read or repaired here are then the ones the evidence gives, not a write's
+        first pass; a repair also decides on the entities its caller was shown.
+        """
+        if self._settled is not None:
+            await self._settled(bank_id)
+
+    async def _ready(self, bank_id: str) -> None:
+        await self._banks.require(bank_id)
+        await self.settled(bank_id)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -233,7 +253,7 @@ class EntityService:
         offset: int = 0,
     ) -> EntityPage:
         """Entities most mentioned first, filtered by any of their names and by type."""
-        await self._banks.require(bank_id)
+        await self._ready(bank_id)
         key: str | None = None
         lucene: str | None = None
         if name is not None:
@@ -263,7 +283,7 @@ class EntityService:
         self, bank_id: str, entity_id: str, *, neighbours: int = DEFAULT_NEIGHBOURS
     ) -> EntityDetail:
         """One entity; a merged-away id is a 404 naming the entity it went into."""
-        await self._banks.require(bank_id)
+        await self._ready(bank_id)
         row = await self._graph.row(
             "entities/get",
             {
@@ -293,7 +313,7 @@ class EntityService:
         entity_type: str | None = None,
     ) -> EntityGraph:
         """The ``limit`` most mentioned entities and their co-occurrences (≥ ``min_count``)."""
-        await self._banks.require(bank_id)
+        await self._ready(bank_id)
         row = await self._graph.row(
             "entities/graph",
             {
@@ -330,7 +350,7 @@ class EntityService:
         offset: int = 0,
     ) -> EntityMergePage:
         """Audit records of merges, splits and reverts, newest first."""
-        await self._banks.require(bank_id)
+        await self._ready(bank_id)
         row = await self._graph.row(
             "entities/history",
             {
@@ -372,6 +392,7 @@ class EntityService:
             )
             return (keep.id, merge_id)
 
+        await self.settled(bank_id)
         keep_id, merge_id = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, merge_id),
@@ -492,6 +513,7 @@ class EntityService:
             await self._rebuild(tx, bank_id, [source.id, created_id], memory_ids)
             return source.id
 
+        await self.settled(bank_id)
         source_id = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, split_id),
@@ -521,6 +543,7 @@ class EntityService:
                 await self._revert_split(tx, bank_id, rec, revert_id, reason)
             return restored
 
+        await self.settled(bank_id)
         restored = await self._graph.write(bank_id, work)
         return EntityChange(
             record=await self.record(bank_id, revert_id),

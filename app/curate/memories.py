@@ -247,9 +247,10 @@ class MemoryService:
 
         Reads ``limit + 1`` rows in index order (or the text search's or entity's matches in
         order), so its cost follows the page, not the bank; ``next_cursor`` is set when more
-        rows follow.
+        rows follow. Each fact's entities are the settled ones (decision 0018).
         """
         await self._banks.require(bank_id)
+        await self._retainer.settled(bank_id)
         before, mentioned, after_id = (
             decode_cursor(cursor, 3) if cursor else [LATEST, EARLIEST, None]
         )
@@ -308,8 +309,10 @@ class MemoryService:
     async def get(self, bank_id: str, memory_id: str) -> Memory:
         """One fact (valid or invalidated); NotFound when it is not in this bank.
 
-        An observation comes with its sources resolved (``source_memories``).
+        An observation comes with its sources resolved (``source_memories``). Its entities are
+        the settled ones (decision 0018).
         """
+        await self._retainer.settled(bank_id)
         row = await self._stored(bank_id, memory_id)
         if not row.is_observation:
             return _to_memory(row)
@@ -345,10 +348,11 @@ class MemoryService:
         """Apply a PATCH: edit fields, re-resolve mentions, rebuild links, change state.
 
         Editing an invalidated fact is allowed: it stays invalidated, and the edit is what a
-        later restore brings back.
+        later restore brings back. It acts on the settled bank (decision 0018).
         """
         _check_patch(patch)
         bank = await self._banks.config(bank_id)
+        await self._retainer.settled(bank_id)
         async with self._edit_locks[bank_id]:
             current = await self._stored(bank_id, memory_id)
             patch = await self._defend(bank, memory_id, patch)

@@ -82,6 +82,7 @@ class ReviewService:
     ) -> ReviewPage:
         """Reviews newest first, open ones unless ``status`` says otherwise."""
         await self._banks.require(bank_id)
+        await self._entities.settled(bank_id)
         row = await self._graph.row(
             "reviews/list",
             {
@@ -103,6 +104,7 @@ class ReviewService:
     async def get(self, bank_id: str, review_id: str) -> Review:
         """One review; NotFound when it is not in this bank."""
         await self._banks.require(bank_id)
+        await self._entities.settled(bank_id)
         found = await self._shape(self._graph, bank_id, [review_id])
         if not found:
             raise NotFound(f"review {review_id!r} not found in bank {bank_id!r}")
@@ -153,6 +155,7 @@ class ReviewService:
                 )
             return merge_id
 
+        await self._entities.settled(bank_id)
         merge_id = await self._graph.write(bank_id, work)
         return ReviewOutcome(
             review=await self.get(bank_id, review_id),

@@ -35,7 +35,7 @@ from app.resolve.memory_bank import (
     is_anchor,
 )
 from app.resolve.model import Mention
-from app.resolve.port import FactToResolve, ResolvedMention
+from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
 from app.resolve.settle_store import SettleOutcome, annotate_mentions, as_given, settle_block
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
@@ -212,46 +212,65 @@ class GraphResolver:
             out.append(resolved)
         return out
 
-    async def settle(
+    async def record_mentions(
         self,
         tx: Tx,
-        bank: BankConfig,
+        bank_id: str,
         facts: Sequence[FactToResolve],
         resolved: Sequence[Sequence[ResolvedMention]],
-    ) -> SettleOutcome:
-        """Re-resolve the block the batch touched and apply the difference (``settle_store``).
+    ) -> PendingSettle:
+        """Annotate the batch's MENTIONS edges and mark its facts for their settle.
 
         Call after the batch's facts and mentions are written, in the same transaction.
         """
-        await annotate_mentions(tx, bank.id, facts, resolved)
-        touched = {r.entity_id for entities in resolved for r in entities}
-        if not touched:
+        await annotate_mentions(tx, bank_id, facts, resolved)
+        touched = frozenset(r.entity_id for entities in resolved for r in entities)
+        return PendingSettle(
+            names=frozenset(names_to_load([_fact_input(f, set()) for f in facts])),
+            touched=touched,
+            retype=frozenset(_dissenting(facts, resolved)),
+            memory_ids=frozenset(f.memory_id for f in facts) if touched else frozenset(),
+        )
+
+    async def settle(self, tx: Tx, bank_id: str, pending: PendingSettle) -> SettleOutcome:
+        """Re-resolve the block ``pending`` touched and apply the difference (``settle_store``).
+
+        Runs in a write transaction of its own, after the writes it covers; unmarks their facts.
+        """
+        if pending.memory_ids:
+            await tx.run(
+                "resolve/settled", {"bank_id": bank_id, "memory_ids": sorted(pending.memory_ids)}
+            )
+        if not pending.touched:
             return SettleOutcome((), (), 0, 0)
         count = await tx.run(
-            "resolve/bank_entities", {"bank_id": bank.id, "cap": BANK_ENTITIES_CAP}
+            "resolve/bank_entities", {"bank_id": bank_id, "cap": BANK_ENTITIES_CAP}
         )
         ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
-        names = names_to_load([_fact_input(f, set()) for f in facts])
-        block, anchors = await self._block(tx, bank.id, names, touched, ws)
+        # Entities written since may have been merged away or deleted: the block starts from
+        # those still there (the walk loads nothing for a missing id).
+        block, anchors = await self._block(
+            tx, bank_id, sorted(pending.names, key=str), set(pending.touched), ws
+        )
         if block <= anchors:
             # Nothing in the block may move (the usual case once a bank knows its people):
             # no replay, and the anchors' neighbours need not be read.
             outcome = SettleOutcome((), (), len(block), 0)
         else:
-            await self._load_entities(tx, bank.id, anchors, ws)
+            await self._load_entities(tx, bank_id, anchors, ws)
             outcome = await settle_block(
                 tx,
-                bank.id,
+                bank_id,
                 block,
                 [ws.entities[i] for i in sorted(block) if i in ws.entities],
                 ws.neighbour_info,
                 bank_entities=ws.bank_entities,
                 policy=self._policy,
             )
-        # Each entity whose mentions the settle moved, or to which the batch gave a mention of
+        # Each entity whose mentions the settle moved, or to which a write gave a mention of
         # another type than its own, carries the type its mentions now say by majority, not
         # the one it was created with; the rest of the block has the type it had.
-        await retype_entities(tx, bank.id, _dissenting(facts, resolved) | set(outcome.changed))
+        await retype_entities(tx, bank_id, set(pending.retype) | set(outcome.changed))
         return outcome
 
     async def _block(

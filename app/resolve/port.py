@@ -43,6 +43,29 @@ class ResolvedMention(msgspec.Struct, frozen=True, kw_only=True):
     type: str = ""
 
 
+class PendingSettle(msgspec.Struct, frozen=True, kw_only=True):
+    """What written batches leave for their bank's settle; several join into one settle.
+
+    ``names``: the (name key, type) pairs their mentions were looked up by; ``touched``: the
+    entities their mentions resolved to; ``retype``: those whose type their mentions may have
+    changed; ``memory_ids``: their facts (marked until a settle covers them).
+    """
+
+    names: frozenset[tuple[str, str | None]] = frozenset()
+    touched: frozenset[str] = frozenset()
+    retype: frozenset[str] = frozenset()
+    memory_ids: frozenset[str] = frozenset()
+
+    def join(self, other: PendingSettle) -> PendingSettle:
+        """What one settle covering both must look at."""
+        return PendingSettle(
+            names=self.names | other.names,
+            touched=self.touched | other.touched,
+            retype=self.retype | other.retype,
+            memory_ids=self.memory_ids | other.memory_ids,
+        )
+
+
 class EntityResolver(Protocol):
     """Resolves the mentions of new facts inside the retain transaction.
 
@@ -56,14 +79,20 @@ class EntityResolver(Protocol):
     ) -> list[list[ResolvedMention]]:
         """Resolve every fact's mentions, in order."""
 
-    async def settle(
+    async def record_mentions(
         self,
         tx: Tx,
-        bank: BankConfig,
+        bank_id: str,
         facts: Sequence[FactToResolve],
         resolved: Sequence[Sequence[ResolvedMention]],
-    ) -> object:
-        """Make the identities of what the batch touched a function of the evidence.
+    ) -> PendingSettle:
+        """Keep on the batch's written mentions what a settle replays; say what it must settle.
 
-        Called after the batch's facts and mentions are written (``settle_store``).
+        Called after the batch's facts and mentions are written, in the same transaction.
+        """
+
+    async def settle(self, tx: Tx, bank_id: str, pending: PendingSettle) -> object:
+        """Make the identities of what ``pending`` touched a function of the evidence.
+
+        Runs in a write transaction of its own, after the writes it covers (``settle_store``).
         """

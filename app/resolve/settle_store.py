@@ -19,7 +19,7 @@ import msgspec
 
 from app.domain.names import entity_names, name_key
 from app.resolve.memory_bank import split_block
-from app.resolve.port import FactToResolve, MentionToResolve, ResolvedMention
+from app.resolve.port import FactToResolve, MentionToResolve, PendingSettle, ResolvedMention
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.settle import SettleFact, SettleMention, SettlePlan, plan, replay
@@ -65,6 +65,48 @@ class _FactMention(msgspec.Struct):
 class _FactNamesRow(msgspec.Struct):
     id: str
     mentions: list[_FactMention]
+
+
+class MarkedMention(msgspec.Struct, frozen=True):
+    """A mention of a fact no settle has covered, as it was written."""
+
+    entity_id: str
+    text: str | None = None
+    type: str | None = None
+    type_guessed: bool = False
+
+
+class MarkedFact(msgspec.Struct, frozen=True):
+    """A fact written but not settled (``reconcile/settle_pending``)."""
+
+    bank_id: str
+    memory_id: str
+    mentions: list[MarkedMention]
+
+
+def pending_of_marked(facts: Iterable[MarkedFact]) -> dict[str, PendingSettle]:
+    """What the settles of marked facts must cover, per bank, from the mentions as written.
+
+    The names their writes looked up are their mentions' (aliases stated with a mention are
+    not kept on it, but are the entity's names, which the block walk looks up anyway). Every
+    entity they touched is recounted: which votes dissented is not kept either.
+    """
+    out: dict[str, PendingSettle] = {}
+    for fact in facts:
+        touched = frozenset(m.entity_id for m in fact.mentions)
+        pending = PendingSettle(
+            names=frozenset(
+                (key, None if m.type_guessed else (m.type or None))
+                for m in fact.mentions
+                if (key := name_key(m.text or ""))
+            ),
+            touched=touched,
+            retype=touched,
+            memory_ids=frozenset({fact.memory_id}),
+        )
+        known = out.get(fact.bank_id)
+        out[fact.bank_id] = pending if known is None else known.join(pending)
+    return out
 
 
 class SettleOutcome(msgspec.Struct, frozen=True):

@@ -40,7 +40,14 @@ from app.domain.dates import as_utc
 from app.domain.lifecycle import retire_facts
 from app.domain.names import entity_names, name_key
 from app.errors import Unavailable
-from app.resolve.port import EntityResolver, FactToResolve, MentionToResolve, ResolvedMention
+from app.resolve.port import (
+    EntityResolver,
+    FactToResolve,
+    MentionToResolve,
+    PendingSettle,
+    ResolvedMention,
+)
+from app.resolve.settle_store import MarkedFact, pending_of_marked
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.retain.chunking import Chunk, content_hash, split_content
 from app.retain.defense import ScreenedItems, record_events, refuse_if_all_blocked, screen_items
@@ -59,6 +66,7 @@ from app.retain.links import DEFAULT_LINKS, Link, LinkPolicy, by_source, tempora
 from app.retain.publish import publish_facts
 from app.retain.schemas import ItemOutcome, RetainItem, RetainResponse, Usage
 from app.retain.semantic import SemanticLinkFinder
+from app.retain.settle_behind import SettleBehind, SettleTiming
 from app.store.embeddings import Embedder
 from app.store.graph import Graph, KeyedLocks, Tx, cypher_datetime
 from app.store.search_keys import bank_key, tag_tokens
@@ -176,6 +184,7 @@ class RetainPipeline:
         limits: RetainLimits,
         links: LinkPolicy = DEFAULT_LINKS,
         groups: GroupLimits | None = None,
+        settle: SettleTiming | None = None,
         fault_injection: str | None = None,
     ) -> None:
         self._graph = graph
@@ -192,6 +201,7 @@ class RetainPipeline:
             write=self._write, publish=self._publish, limits=groups or GroupLimits()
         )
         self._publishers = KeyedLocks()
+        self._settles = SettleBehind(self._settle, settle or SettleTiming())
 
     @property
     def resolver(self) -> EntityResolver:
@@ -283,8 +293,33 @@ class RetainPipeline:
         return _response(bank.id, prepared, usage)
 
     async def wait_idle(self) -> None:
-        """Wait until every request handed to the write phase is written and published."""
+        """Wait until every request handed to the write phase is written, published, settled."""
         await self._committer.wait_idle()
+        await self._settles.wait_idle()
+
+    async def settled(self, bank_id: str) -> None:
+        """Return once what this process wrote to the bank has been settled (decision 0018).
+
+        Reads of identities (entities, reviews) wait here: a client reads what it wrote, with
+        the identities the evidence gives, not the first pass's.
+        """
+        await self._settles.settled(bank_id)
+
+    async def settle_marked(self, bank_id: str | None = None, *, page: int = 2000) -> int:
+        """Settle the facts a crash left written but not settled (of one bank, or of all).
+
+        Returns how many facts were settled.
+        """
+        done = 0
+        while True:
+            rows = await self._graph.rows(
+                "reconcile/settle_pending", {"bank_id": bank_id, "limit": page}, MarkedFact
+            )
+            if not rows:
+                return done
+            for bank_id, pending in pending_of_marked(rows).items():
+                await self._settle(bank_id, pending)
+            done += len(rows)
 
     # -- prepare ------------------------------------------------------------------------------
 
@@ -371,15 +406,21 @@ class RetainPipeline:
         fresh = [f for r in requests for f in r.fresh]
         active = [p for p in prepared if p.plan.status != "unchanged"]
 
+        settle = PendingSettle()
+
         async def work(tx: Tx) -> None:
+            nonlocal settle
             if hooks is not None:
                 await hooks.before_write(tx, bank.id)
             await self._write_documents(tx, bank.id, active)
             await self._retire(tx, bank.id, active)
             resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
             await self._write_facts(tx, bank.id, fresh, resolved)
-            # Identities as the evidence says, whatever the order facts came in (decision 0010).
-            await self._resolver.settle(tx, bank, [_to_resolve(f) for f in fresh], resolved)
+            # Identities as the evidence says, whatever the order facts came in (decision 0010):
+            # settled behind the write, for many writes at once (decision 0018).
+            settle = await self._resolver.record_mentions(
+                tx, bank.id, [_to_resolve(f) for f in fresh], resolved
+            )
             await self.write_links(
                 tx, bank.id, [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh], []
             )
@@ -387,9 +428,16 @@ class RetainPipeline:
                 await hooks.after_write(tx, bank.id)
 
         await self._graph.write(bank_id, work)
+        self._settles.add(bank_id, settle)
         if self._fault == CRASH_AFTER_GRAPH_WRITE:
             log.critical("fault injection: exiting between the graph and the vector write")
             os._exit(97)
+
+    async def _settle(self, bank_id: str, pending: PendingSettle) -> None:
+        async def work(tx: Tx) -> None:
+            await self._resolver.settle(tx, bank_id, pending)
+
+        await self._graph.write(bank_id, work)
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(

@@ -10,6 +10,7 @@ re-embedding facts that have no vector.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import msgspec
@@ -47,6 +48,8 @@ class ReconcileReport(msgspec.Struct, frozen=True):
     repaired: int = 0
     orphan_vectors_deleted: int = 0
     missing_vectors: int = 0
+    # Facts written but never settled (a crash between a write and its settle, decision 0018).
+    settled: int = 0
 
 
 class Reconciler:
@@ -58,8 +61,11 @@ class Reconciler:
         vectors: VectorStore,
         embedder: Embedder,
         links: LinkPolicy = DEFAULT_LINKS,
+        *,
+        settle_marked: Callable[[str | None], Awaitable[int]] | None = None,
     ) -> None:
         self._graph = graph
+        self._settle_marked = settle_marked
         self._vectors = vectors
         self._embedder = embedder
         self._semantic = SemanticLinkFinder(vectors, links)
@@ -123,8 +129,12 @@ class Reconciler:
                 "reconcile/mark_pending", {"bank_id": bank_id, "memory_ids": missing}
             )
         repaired = await self.repair_pending()
+        settled = await self._settle_marked(bank_id) if self._settle_marked else 0
         return ReconcileReport(
-            repaired=repaired, orphan_vectors_deleted=len(orphans), missing_vectors=len(missing)
+            repaired=repaired,
+            orphan_vectors_deleted=len(orphans),
+            missing_vectors=len(missing),
+            settled=settled,
         )
 
     async def reconcile_all(self) -> ReconcileReport:
@@ -136,6 +146,7 @@ class Reconciler:
                 repaired=total.repaired + report.repaired,
                 orphan_vectors_deleted=total.orphan_vectors_deleted + report.orphan_vectors_deleted,
                 missing_vectors=total.missing_vectors + report.missing_vectors,
+                settled=total.settled + report.settled,
             )
         return total
 

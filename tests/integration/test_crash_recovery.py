@@ -115,6 +115,15 @@ def _semantic_links(graph_probe: GraphProbe, bank: str) -> list[tuple[object, ob
     return sorted((row["a"], row["c"]) for row in rows)
 
 
+def _marked_for_settle(graph_probe: GraphProbe, bank: str) -> int:
+    rows = graph_probe.rows(
+        "MATCH (m:Memory {bank_id: $b}) WHERE m.settle_pending = true RETURN count(m) AS n", b=bank
+    )
+    count = rows[0]["n"]
+    assert isinstance(count, int)
+    return count
+
+
 # Two sentences about one thing: two facts that a retain links by meaning.
 SIMILAR = (
     "Ada Lovelace wrote the first program in 1843. "
@@ -141,10 +150,14 @@ def test_killed_between_stores_is_invisible_then_repaired(
     )
     assert len(pending) == 2 and all(row["pending"] is True for row in pending)
     assert _vector_ids(tmp_path, bank_id) == set()
-    # Semantic links are written with the publish that never came.
+    # Semantic links are written with the publish that never came, and the settle behind the
+    # write never ran: both facts are still marked for it.
     assert _semantic_links(graph_probe, bank_id) == []
+    assert _marked_for_settle(graph_probe, bank_id) == 2
 
-    assert '"repaired":2' in _reconcile(tmp_path, bank_id)
+    report = _reconcile(tmp_path, bank_id)
+    assert '"repaired":2' in report and '"settled":2' in report
+    assert _marked_for_settle(graph_probe, bank_id) == 0
     after = graph_probe.rows(
         "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.vector_pending AS pending", b=bank_id
     )

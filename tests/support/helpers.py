@@ -34,3 +34,12 @@ def retain(
     assert response.status_code in (200, 202), response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+def settled(http: httpx.Client, bank: str) -> None:
+    """Wait, as a client does, for the settle behind the bank's writes (decision 0018).
+
+    An entity read waits for it; a test reading the graph directly must do one first.
+    """
+    response = http.get(f"/v1/default/banks/{bank}/entities", params={"limit": 1})
+    assert response.status_code == 200, response.text

@@ -17,7 +17,7 @@ from app.runtime import Runtime
 from tests.conftest import make_settings
 from tests.support.fake_openai import FakeOpenAIServer, reply_json
 from tests.support.graph_snapshot import bank_snapshot, entity_counts
-from tests.support.helpers import GraphProbe, retain
+from tests.support.helpers import GraphProbe, retain, settled
 from tests.support.llm_app import STAY, STAY_TEXT, llm_http, llm_server
 
 __all__ = ["llm_http", "llm_server"]  # module-scoped fixtures used below
@@ -133,6 +133,7 @@ def test_deleting_documents_undoes_exactly_what_they_added(
     """Retain B; snapshot; retain A (early) and A' (late) sharing entities with B; curate them;
     delete both: the graph is exactly the snapshot again (counts, times, names, links)."""
     retain(http, bank, SHARED)
+    settled(http, bank)
     before = bank_snapshot(graph_probe, bank)
     early = retain(http, bank, EARLY)["memory_ids"]
     late = retain(http, bank, LATE)["memory_ids"]

@@ -9,11 +9,17 @@ people share, a name said with two different cities, a full name months apart.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from tests.conftest import make_settings
 from tests.support.entity_helpers import each, item, make_bank, memory
+from tests.support.helpers import GraphProbe
+from tests.support.live_server import live_server
 
 CORPUS: list[dict[str, Any]] = [
     item(
@@ -71,6 +77,21 @@ def partition(http: httpx.Client, bank: str, ids: list[str]) -> set[frozenset[st
     return {frozenset(g) for g in groups.values()}
 
 
+def stored_partition(probe: GraphProbe, bank: str, ids: list[str]) -> set[frozenset[str]]:
+    """``partition`` read from the graph itself, without waiting for the bank's settle."""
+    rows = probe.rows(
+        "UNWIND range(0, size($ids) - 1) AS i "
+        "MATCH (:Memory {bank_id: $b, id: $ids[i]})-[r:MENTIONS]->(e:Entity) "
+        "RETURN e.id AS entity, i AS index, r.mention AS mention",
+        b=bank,
+        ids=ids,
+    )
+    groups: dict[str, set[str]] = {}
+    for row in rows:
+        groups.setdefault(str(row["entity"]), set()).add(f"{row['index']}:{row['mention']}")
+    return {frozenset(g) for g in groups.values()}
+
+
 def retained(http: httpx.Client, order: list[int]) -> set[frozenset[str]]:
     bank = make_bank(http, f"order-{uuid.uuid4().hex[:8]}")
     try:
@@ -79,6 +100,18 @@ def retained(http: httpx.Client, order: list[int]) -> set[frozenset[str]]:
         return partition(http, bank, [by_index[i] for i in range(len(CORPUS))])
     finally:
         http.delete(f"/v1/default/banks/{bank}")
+
+
+@pytest.fixture(scope="module")
+def slow_settle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    """A server whose settles wait a minute unless a read asks for them (decision 0018)."""
+    settings = make_settings(
+        Path(tmp_path_factory.mktemp("slow-settle")),
+        settle_delay_ms=60_000,
+        settle_max_wait_ms=60_000,
+    )
+    with live_server(settings) as url, httpx.Client(base_url=url, timeout=120) as client:
+        yield client
 
 
 def test_forward_and_reversed_retains_give_the_same_identities(http: httpx.Client) -> None:
@@ -93,3 +126,28 @@ def test_forward_and_reversed_retains_give_the_same_identities(http: httpx.Clien
     assert frozenset({"7:Valentina Ruiz", "8:Valentina Ruiz"}) in forward
     # "Tobias" alone, with nothing to tell the two apart, joins neither.
     assert frozenset({"4:Tobias"}) in forward
+
+
+def test_a_retain_answers_before_its_settle_and_reads_wait_for_it(
+    slow_settle: httpx.Client, graph_probe: GraphProbe
+) -> None:
+    """Reversed, the first pass joins the bare "Tobias" mentions to whichever full name came
+    first; the settle behind the writes undoes that, and a read of the bank waits for it."""
+    order = list(range(len(CORPUS)))[::-1]
+    bank = make_bank(slow_settle, f"behind-{uuid.uuid4().hex[:8]}")
+    try:
+        ids = each(slow_settle, bank, *(CORPUS[i] for i in order))
+        by_index = dict(zip(order, ids, strict=True))
+        in_order = [by_index[i] for i in range(len(CORPUS))]
+        first_pass = stored_partition(graph_probe, bank, in_order)
+        assert frozenset({"4:Tobias"}) not in first_pass  # what the settle is there to fix
+        read = partition(slow_settle, bank, in_order)  # waits for the settle
+        assert frozenset({"4:Tobias"}) in read
+        assert frozenset({"0:Tobias Lindqvist", "1:Tobias"}) in read
+        assert stored_partition(graph_probe, bank, in_order) == read
+        marked = graph_probe.rows(
+            "MATCH (m:Memory {bank_id: $b}) WHERE m.settle_pending RETURN m.id AS id", b=bank
+        )
+        assert marked == []
+    finally:
+        slow_settle.delete(f"/v1/default/banks/{bank}")
