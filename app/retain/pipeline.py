@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
@@ -281,15 +282,17 @@ class RetainPipeline:
         self.check(items)
         check_entity_labels(bank.entity_labels, items)
         now = datetime.now(UTC)
-        prepared, usage = await self._prepare(bank, items, now, fresh_plan=hooks is not None)
-        fresh = [f for p in prepared for f in p.facts]
-        vectors = await self._embedder.embed([f.fact.text for f in fresh])
-        request = PreparedRequest(
-            bank=bank, items=prepared, fresh=fresh, vectors=vectors, usage=usage, hooks=hooks
-        )
-        # The bank's writers queue for its write, and the requests waiting together share it;
-        # the publish runs after it, while the next write of the bank goes on.
-        await self._committer.commit(bank.id, request)
+        # The bank's settle waits while retains are on their way to its write (decision 0018).
+        with self._settles.retaining(bank.id):
+            prepared, usage = await self._prepare(bank, items, now, fresh_plan=hooks is not None)
+            fresh = [f for p in prepared for f in p.facts]
+            vectors = await self._embedder.embed([f.fact.text for f in fresh])
+            request = PreparedRequest(
+                bank=bank, items=prepared, fresh=fresh, vectors=vectors, usage=usage, hooks=hooks
+            )
+            # The bank's writers queue for its write, and the requests waiting together share
+            # it; the publish runs after it, while the next write of the bank goes on.
+            await self._committer.commit(bank.id, request)
         return _response(bank.id, prepared, usage)
 
     async def wait_idle(self) -> None:
@@ -434,10 +437,19 @@ class RetainPipeline:
             os._exit(97)
 
     async def _settle(self, bank_id: str, pending: PendingSettle) -> None:
-        async def work(tx: Tx) -> None:
-            await self._resolver.settle(tx, bank_id, pending)
+        async def work(tx: Tx) -> object:
+            return await self._resolver.settle(tx, bank_id, pending)
 
-        await self._graph.write(bank_id, work)
+        started = time.perf_counter()
+        outcome = await self._graph.write(bank_id, work)
+        log.debug(
+            "bank %s settled %d facts touching %d entities in %.0f ms: %s",
+            bank_id,
+            len(pending.memory_ids),
+            len(pending.touched),
+            (time.perf_counter() - started) * 1000,
+            outcome,
+        )
 
     async def _write_documents(self, tx: Tx, bank_id: str, items: Sequence[PreparedItem]) -> None:
         await tx.run(

@@ -6,10 +6,11 @@ write it was most of a small request's time (decision 0018). Here a write hands 
 touched (:class:`~app.resolve.port.PendingSettle`) to its bank's queue and returns; one task
 per bank settles everything queued so far in one write transaction of its own:
 
-- once the bank has had no new write for ``delay_s`` (a burst of small retains shares one
-  settle), or once the oldest queued write has waited ``max_wait_s`` (steady writes still
-  settle that often), or at once when the queue has touched ``max_entities`` entities (a
-  settle's block is bounded, and a bigger union would be cut);
+- once no retain into the bank has been in progress for ``delay_s`` (a burst of small retains
+  shares one settle, and a settle does not take the bank's write from a retain on its way to
+  it), or once the oldest queued write has waited ``max_wait_s`` (steady writes still settle
+  that often), or at once when the queue has touched ``max_entities`` entities (a settle's
+  block is bounded, and a bigger union would be cut);
 - at once when someone asks for the bank's identities (:meth:`SettleBehind.settled`: entity
   and review reads wait for it, so a client reads what it wrote, settled), and at shutdown.
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 
 import msgspec
 
@@ -81,6 +83,22 @@ class SettleBehind:
         self.timing = timing
         self._queues: dict[str, _BankQueue] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._in_progress: Counter[str] = Counter()
+
+    @contextlib.contextmanager
+    def retaining(self, bank_id: str) -> Iterator[None]:
+        """Around a retain into the bank, from its preparation to its answer."""
+        self._in_progress[bank_id] += 1
+        try:
+            yield
+        finally:
+            self._in_progress[bank_id] -= 1
+            if not self._in_progress[bank_id]:
+                del self._in_progress[bank_id]
+            queue = self._queues.get(bank_id)
+            if queue is not None:
+                queue.last_at = asyncio.get_running_loop().time()
+                queue.wake.set()
 
     def add(self, bank_id: str, pending: PendingSettle) -> None:
         """Queue what a committed write touched; its bank's task settles it soon."""
@@ -123,7 +141,7 @@ class SettleBehind:
     async def _drain(self, bank_id: str, queue: _BankQueue) -> None:
         try:
             while queue.pending is not None:
-                await self._until_due(queue)
+                await self._until_due(bank_id, queue)
                 pending, queue.pending = queue.pending, None
                 queue.flush = False
                 waiting, queue.next_done = queue.next_done, []
@@ -140,12 +158,14 @@ class SettleBehind:
                 if not done.done():
                     done.set_result(None)
 
-    async def _until_due(self, queue: _BankQueue) -> None:
+    async def _until_due(self, bank_id: str, queue: _BankQueue) -> None:
         loop = asyncio.get_running_loop()
         while not queue.flush and queue.pending is not None:
             if len(queue.pending.touched) >= self.timing.max_entities:
                 return
-            due = min(queue.last_at + self.timing.delay_s, queue.first_at + self.timing.max_wait_s)
+            due = queue.first_at + self.timing.max_wait_s
+            if not self._in_progress[bank_id]:
+                due = min(due, queue.last_at + self.timing.delay_s)
             left = due - loop.time()
             if left <= 0:
                 return

@@ -159,3 +159,25 @@ async def test_every_reader_is_answered(readers):
     settles.add("b1", touched("a"))
     await asyncio.wait_for(asyncio.gather(*(settles.settled("b1") for _ in range(readers))), 1)
     assert len(work.calls) == 1
+
+
+async def test_a_retain_on_its_way_holds_the_settle_until_the_longest_wait():
+    work = Recorder()
+    settles = SettleBehind(work, SettleTiming(delay_s=0.03, max_wait_s=0.2, max_entities=100))
+    with settles.retaining("b1"):
+        settles.add("b1", touched("a"))
+        await asyncio.sleep(0.1)  # three quiet delays, but a retain is still in progress
+        assert work.calls == []
+        await asyncio.sleep(0.15)  # past the longest wait: settled anyway
+        assert len(work.calls) == 1
+
+
+async def test_the_quiet_delay_counts_from_the_last_retain_s_answer():
+    work = Recorder()
+    settles = SettleBehind(work, SettleTiming(delay_s=0.05, max_wait_s=5, max_entities=100))
+    with settles.retaining("b1"):
+        settles.add("b1", touched("a"))
+        await asyncio.sleep(0.1)
+    assert work.calls == []
+    await asyncio.sleep(0.1)
+    assert len(work.calls) == 1
