@@ -320,8 +320,8 @@ class RetainPipeline:
             )
             if not rows:
                 return done
-            for bank_id, pending in pending_of_marked(rows).items():
-                await self._settle(bank_id, pending)
+            for marked_bank, pending in pending_of_marked(rows).items():
+                await self._settle(marked_bank, pending)
             done += len(rows)
 
     # -- prepare ------------------------------------------------------------------------------
