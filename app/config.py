@@ -90,10 +90,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # bank's write is idle (0: it is written at once).
     retain_group_max_facts: int = 400
     retain_group_wait_ms: float = 0.0
-    # The settle (identities re-resolved from the evidence) runs behind the writes: once a
-    # bank has had no write for settle_delay_ms, or its oldest unsettled write is
-    # settle_max_wait_ms old, or they touched settle_max_entities entities; entity and review
-    # reads wait for it.
+    # The settle (identities re-resolved from the evidence) runs behind the writes: once no
+    # retain into the bank has been in progress for settle_delay_ms, or its oldest unsettled
+    # write is settle_max_wait_ms old, or they touched settle_max_entities entities; reads of
+    # entities, reviews and memories wait for it (decision 0018).
     settle_delay_ms: float = 250.0
     settle_max_wait_ms: float = 2000.0
     settle_max_entities: int = 64
