@@ -222,7 +222,7 @@ class EntityService:
         graph: Graph,
         banks: BankDirectory,
         *,
-        settled: Callable[[str], Awaitable[None]] | None = None,
+        settled: Callable[[str], Awaitable[None]],
     ) -> None:
         self._graph = graph
         self._banks = banks
@@ -234,8 +234,7 @@ class EntityService:
         Identities read or repaired here are then the ones the evidence gives, not a write's
         first pass; a repair also decides on the entities its caller was shown.
         """
-        if self._settled is not None:
-            await self._settled(bank_id)
+        await self._settled(bank_id)
 
     async def _ready(self, bank_id: str) -> None:
         await self._banks.require(bank_id)

@@ -409,29 +409,26 @@ class RetainPipeline:
         fresh = [f for r in requests for f in r.fresh]
         active = [p for p in prepared if p.plan.status != "unchanged"]
 
-        settle = PendingSettle()
+        to_resolve = [_to_resolve(f) for f in fresh]
 
-        async def work(tx: Tx) -> None:
-            nonlocal settle
+        async def work(tx: Tx) -> PendingSettle:
             if hooks is not None:
                 await hooks.before_write(tx, bank.id)
             await self._write_documents(tx, bank.id, active)
             await self._retire(tx, bank.id, active)
-            resolved = await self._resolver.resolve(tx, bank, [_to_resolve(f) for f in fresh])
+            resolved = await self._resolver.resolve(tx, bank, to_resolve)
             await self._write_facts(tx, bank.id, fresh, resolved)
             # Identities as the evidence says, whatever the order facts came in (decision 0010):
             # settled behind the write, for many writes at once (decision 0018).
-            settle = await self._resolver.record_mentions(
-                tx, bank.id, [_to_resolve(f) for f in fresh], resolved
-            )
+            settle = await self._resolver.record_mentions(tx, bank.id, to_resolve, resolved)
             await self.write_links(
                 tx, bank.id, [LinkedFact(f.id, f.occurred_start, f.caused_by) for f in fresh], []
             )
             if hooks is not None:
                 await hooks.after_write(tx, bank.id)
+            return settle
 
-        await self._graph.write(bank_id, work)
-        self._settles.add(bank_id, settle)
+        self._settles.add(bank_id, await self._graph.write(bank_id, work))
         if self._fault == CRASH_AFTER_GRAPH_WRITE:
             log.critical("fault injection: exiting between the graph and the vector write")
             os._exit(97)

@@ -11,8 +11,9 @@ per bank settles everything queued so far in one write transaction of its own:
   it), or once the oldest queued write has waited ``max_wait_s`` (steady writes still settle
   that often), or at once when the queue has touched ``max_entities`` entities (a settle's
   block is bounded, and a bigger union would be cut);
-- at once when someone asks for the bank's identities (:meth:`SettleBehind.settled`: entity
-  and review reads wait for it, so a client reads what it wrote, settled), and at shutdown.
+- at once when someone asks for the bank's identities (:meth:`SettleBehind.settled`: reads
+  that show entities, and curation, wait for it, so a client reads what it wrote, settled),
+  and at shutdown.
 
 The facts a settle has not covered stay marked in the graph (``settle_pending``), so a crash
 between a write and its settle is repaired at the next start.
