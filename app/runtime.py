@@ -93,7 +93,9 @@ class Runtime:
         self.liveness = Liveness(graph.ping)
         self.vectors = vectors
         self.embedder = embedder
-        self.banks = BankService(graph, vectors, llm_configured=settings.llm_configured)
+        self.banks = BankService(
+            graph, vectors, llm_configured=settings.llm_configured, published=self._published
+        )
         self.retainer = RetainPipeline(
             graph=graph,
             vectors=vectors,
@@ -157,6 +159,7 @@ class Runtime:
             vectors=vectors,
             embedder=embedder,
             banks=self.banks,
+            published=self.retainer.published,
             max_query_chars=settings.max_query_chars,
         )
         self.consolidator = Consolidator(
@@ -195,6 +198,10 @@ class Runtime:
             events=self.events,
         )
         self.operations.register(REFRESH, self.mental_models.run_operation)
+
+    async def _published(self, bank_id: str) -> None:
+        """What the bank's retains wrote is searchable (the bank service is built first)."""
+        await self.retainer.published(bank_id)
 
     @classmethod
     @asynccontextmanager

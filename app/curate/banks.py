@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -92,10 +93,20 @@ class _CountsRow(msgspec.Struct):
 class BankService:
     """Bank CRUD over the graph (and the vector store for deletion)."""
 
-    def __init__(self, graph: Graph, vectors: VectorStore, *, llm_configured: bool) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        vectors: VectorStore,
+        *,
+        llm_configured: bool,
+        published: Callable[[str], Awaitable[None]],
+    ) -> None:
         self._graph = graph
         self._vectors = vectors
         self._llm_configured = llm_configured
+        # The retains this process answered publish behind their answers (decision 0019): a
+        # delete waits for them, or a late vector upsert would outlive the bank.
+        self._published = published
         self._configs: dict[str, tuple[float, Bank]] = {}
         # Bumped by every change made here: a read that a change overtook is not kept.
         self._changes = 0
@@ -212,6 +223,7 @@ class BankService:
     async def delete(self, bank_id: str) -> BankDeleted:
         """Remove the bank's nodes and vectors, and nothing else."""
         await self.require(bank_id)
+        await self._published(bank_id)
         self._forget(bank_id)
         vectors = await self._vectors.count(bank_id)
         # Vectors first: a crash after this leaves graph nodes whose vectors are gone, which

@@ -214,9 +214,11 @@ class DocumentService:
 
         The old facts are deleted (as by :meth:`delete`, the document kept) and the new ones
         written in the same transaction; entities keep their ids when the new facts name them
-        again. Nothing changes if extraction, embedding or the write fails.
+        again. Nothing changes if extraction, embedding or the write fails. The old facts'
+        own publish has landed first (decision 0019), so their vectors go for good.
         """
         bank = await self._banks.config(bank_id)
+        await self._retainer.published(bank_id)
         self._retainer.extractor(bank.retain_extraction_mode)
         source = await self._graph.row(
             "documents/source", {"bank_id": bank_id, "document_id": document_id}, _SourceRow

@@ -176,6 +176,7 @@ class RecallService:
         embedder: QueryEmbedder,
         banks: BankGuard,
         max_query_chars: int,
+        published: Callable[[str], Awaitable[None]],
         entity_finder: EntityFinder | None = None,
         reranker: Reranker | None = None,
         channel_timeout_s: float = DEFAULT_CHANNEL_TIMEOUT_S,
@@ -185,6 +186,7 @@ class RecallService:
         self._embedder = embedder
         self._banks = banks
         self._max_query_chars = max_query_chars
+        self._published = published
         self._entities: EntityFinder = entity_finder or NameIndexLookup(graph)
         self._reranker = reranker
         self._timeout = channel_timeout_s
@@ -340,6 +342,14 @@ class RecallService:
         channel embedded.
         """
         run = _Run(self, query, recipe, clock, notes)
+        # A retain is answered before its publish (decision 0019): the searches start once the
+        # bank's publishes in flight land, and the query is embedded meanwhile.
+        run.start_embedding()
+        try:
+            await clock.phase("publish_wait", self._published(query.bank_id))
+        except BaseException:
+            run.close()
+            raise
         temporal_task = asyncio.ensure_future(run.temporal())
         try:
             vector_out, keyword_out, query_entities = await asyncio.gather(
@@ -547,6 +557,11 @@ class _Run:
         if self._embedding is None:
             self._embedding = asyncio.ensure_future(self._embed_vector_text())
         return self._embedding
+
+    def start_embedding(self) -> None:
+        """Start embedding the vector text now, if a channel will need it."""
+        if self._weights.vector or (self._weights.temporal and self._query.window is not None):
+            self._embed()
 
     async def _embed_vector_text(self) -> Any:
         share = self._recipe.hub_share

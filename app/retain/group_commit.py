@@ -9,10 +9,16 @@ head as one group (:func:`next_group`) and writes them in one transaction, then 
 group while it writes the next one. Preparation (extraction, embedding, the semantic search)
 still runs per request, concurrently, before the queue.
 
-Each request still gets its own outcome. When a group's write or publish fails, the group is
-tried again member by member (:func:`should_isolate`), so a request that breaks a write fails
-alone and the others land; an error of the store itself (``Unavailable``) fails the whole
-group at once, since trying each member again would only wait on the store once per member.
+Each request still gets its own outcome. When a group's write fails, the group is tried again
+member by member (:func:`should_isolate`), so a request that breaks a write fails alone and the
+others land; an error of the store itself (``Unavailable``) fails the whole group at once,
+since trying each member again would only wait on the store once per member.
+
+A caller is answered once its group is written (decision 0019): what it retained is stored,
+and the publish that makes it searchable runs behind the answer. Whoever searches the bank
+waits for the publishes in flight first (:meth:`GroupCommitter.published`). A publish that
+fails is tried the same way, member by member, and an unavailable store a few times more; what
+still fails stays pending in the graph, where reconciliation finishes it.
 """
 
 from __future__ import annotations
@@ -26,9 +32,14 @@ from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
-from app.errors import Unavailable
+from app.errors import NotFound, Unavailable
 
 log = logging.getLogger(__name__)
+
+# Times a group's publish is tried again while the store is unavailable, ``PUBLISH_RETRY_S``
+# apart, before its facts are left pending for reconciliation.
+PUBLISH_RETRIES = 3
+PUBLISH_RETRY_S = 2.0
 
 
 class GroupLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -121,16 +132,24 @@ class GroupCommitter(Generic[M]):
     write commits nothing, and a publish is idempotent).
     """
 
-    def __init__(self, *, write: GroupWork[M], publish: GroupWork[M], limits: GroupLimits) -> None:
+    def __init__(
+        self,
+        *,
+        write: GroupWork[M],
+        publish: GroupWork[M],
+        limits: GroupLimits,
+        publish_retry_s: float = PUBLISH_RETRY_S,
+    ) -> None:
         self._write = write
         self._publish = publish
         self.limits = limits
+        self._publish_retry_s = publish_retry_s
         self._queues: dict[str, deque[_Waiting[M]]] = {}
         self._drains: dict[str, asyncio.Task[None]] = {}
-        self._publishing: set[asyncio.Task[None]] = set()
+        self._publishing: dict[str, set[asyncio.Task[None]]] = {}
 
     async def commit(self, bank_id: str, request: M) -> None:
-        """Return once ``request`` is written and published; raise what failed it.
+        """Return once ``request`` is written; raise what failed it. Its publish runs behind.
 
         A caller that gives up (cancelled) before its group's write starts is left out of
         it; once the write has started, the request lands whatever the caller does.
@@ -143,10 +162,17 @@ class GroupCommitter(Generic[M]):
             )
         await waiting.done
 
+    async def published(self, bank_id: str) -> None:
+        """Return once every group of the bank written so far is published (or left pending)."""
+        running = self._publishing.get(bank_id)
+        if running:
+            await asyncio.wait(set(running))
+
     async def wait_idle(self) -> None:
         """Wait until every queued request is written and published (tests, shutdown)."""
         while self._drains or self._publishing:
-            await asyncio.gather(*self._drains.values(), *self._publishing, return_exceptions=True)
+            running = [t for tasks in self._publishing.values() for t in tasks]
+            await asyncio.gather(*self._drains.values(), *running, return_exceptions=True)
 
     async def _drain(self, bank_id: str) -> None:
         queue = self._queues[bank_id]
@@ -173,56 +199,102 @@ class GroupCommitter(Generic[M]):
             del self._queues[bank_id]
 
     async def _write_group(self, bank_id: str, group: list[_Waiting[M]]) -> None:
-        """Write a group (member by member after a failure), then start publishing it."""
-        for written in await self._run_isolating(self._write, bank_id, group):
-            task = asyncio.create_task(self._publish_group(bank_id, written))
-            self._publishing.add(task)
-            task.add_done_callback(self._publishing.discard)
+        """Write a group (member by member after a failure), start publishing it, answer."""
+        written, failed = await _run_isolating(self._write, bank_id, [w.request for w in group])
+        for i, error in failed.items():
+            _fail(group[i], error)
+        for members in written:
+            # Started before the answers: a caller that searches right after its answer
+            # finds this publish to wait for.
+            self._start_publish(bank_id, [group[i].request for i in members])
+            for i in members:
+                if not group[i].done.done():
+                    group[i].done.set_result(None)
 
-    async def _publish_group(self, bank_id: str, group: list[_Waiting[M]]) -> None:
-        try:
-            for published in await self._run_isolating(self._publish, bank_id, group):
-                for waiting in published:
-                    if not waiting.done.done():
-                        waiting.done.set_result(None)
-        finally:
-            # Only a cancelled publish (shutdown) leaves requests unanswered here; their facts
-            # are written and pending, and reconciliation publishes them.
-            for waiting in group:
-                _fail(waiting, Unavailable("the service is stopping; the retain is pending"))
+    def _start_publish(self, bank_id: str, requests: list[M]) -> None:
+        running = self._publishing.setdefault(bank_id, set())
+        task = asyncio.create_task(self._publish_group(bank_id, requests))
+        running.add(task)
 
-    async def _run_isolating(
-        self, work: GroupWork[M], bank_id: str, group: list[_Waiting[M]]
-    ) -> list[list[_Waiting[M]]]:
-        """Run ``work`` on the group; after a failure, on each member alone.
+        def finished(task: asyncio.Task[None]) -> None:
+            running.discard(task)
+            if not running and self._publishing.get(bank_id) is running:
+                del self._publishing[bank_id]
 
-        Returns the sets of members ``work`` succeeded on (the group, or single members);
-        every member it failed on has its caller's future failed with its own error.
+        task.add_done_callback(finished)
+
+    async def _publish_group(self, bank_id: str, requests: list[M]) -> None:
+        """Publish a written group; what cannot be published stays pending in the graph.
+
+        A cancelled publish (shutdown) leaves its facts pending too; reconciliation publishes
+        them at the next start.
         """
+        for attempt in range(PUBLISH_RETRIES + 1):
+            _, failed = await _run_isolating(self._publish, bank_id, requests)
+            if not failed:
+                return
+            errors = list(failed.values())
+            if any(isinstance(e, NotFound) for e in errors):
+                return  # the bank was deleted meanwhile: nothing is left to publish
+            for error in errors:
+                if not isinstance(error, Unavailable):  # it would fail again at once
+                    log.error(
+                        "publishing a retain into bank %s failed (%s); its facts stay pending "
+                        "until reconciliation",
+                        bank_id,
+                        error,
+                        exc_info=error,
+                    )
+            requests = [requests[i] for i, e in failed.items() if isinstance(e, Unavailable)]
+            if not requests:
+                return
+            if attempt < PUBLISH_RETRIES:
+                log.warning(
+                    "publishing %d retains into bank %s failed (%s); trying again",
+                    len(requests),
+                    bank_id,
+                    errors[0],
+                )
+                await asyncio.sleep(self._publish_retry_s)
+        log.warning(
+            "publishing %d retains into bank %s failed; their facts stay pending until "
+            "reconciliation",
+            len(requests),
+            bank_id,
+        )
+
+
+async def _run_isolating(
+    work: GroupWork[M], bank_id: str, requests: list[M]
+) -> tuple[list[list[int]], dict[int, BaseException]]:
+    """Run ``work`` on the group; after a failure, on each member alone.
+
+    Returns the sets of members (their indexes) ``work`` succeeded on, the group or single
+    members, and the error of each member it failed on.
+    """
+    try:
+        await work(bank_id, requests)
+    except Exception as exc:
+        if not should_isolate(len(requests), exc):
+            return [], dict.fromkeys(range(len(requests)), exc)
+        log.warning(
+            "a group of %d retains into bank %s failed (%s); trying them one by one",
+            len(requests),
+            bank_id,
+            exc,
+        )
+    else:
+        return [list(range(len(requests)))], {}
+    succeeded: list[list[int]] = []
+    failed: dict[int, BaseException] = {}
+    for i, request in enumerate(requests):
         try:
-            await work(bank_id, [w.request for w in group])
+            await work(bank_id, [request])
         except Exception as exc:
-            if not should_isolate(len(group), exc):
-                for waiting in group:
-                    _fail(waiting, exc)
-                return []
-            log.warning(
-                "a group of %d retains into bank %s failed (%s); writing them one by one",
-                len(group),
-                bank_id,
-                exc,
-            )
+            failed[i] = exc
         else:
-            return [group]
-        succeeded: list[list[_Waiting[M]]] = []
-        for waiting in group:
-            try:
-                await work(bank_id, [waiting.request])
-            except Exception as exc:
-                _fail(waiting, exc)
-            else:
-                succeeded.append([waiting])
-        return succeeded
+            succeeded.append([i])
+    return succeeded, failed
 
 
 def _fits_more(queue: deque[_Waiting[M]], limits: GroupLimits) -> bool:

@@ -14,11 +14,12 @@ Phases, in this order (the order is what keeps the two stores honest):
 
 Write and publish serve a group of requests: the prepared requests of a bank that wait while
 its write runs share the next write and its publish (group commit, ``group_commit.py``), and
-each still gets its own answer. Semantic links wait for the publish because they are most of
-what a write creates (up to 50 a fact) and need no resolved entity: written outside the bank
-lock, they do not hold up the next write of the bank (decision 0008). A bank's publishes
-search and upsert one at a time, so every group finds the facts of the groups published
-before it, however the requests were grouped.
+each still gets its own answer, once its group is written: the publish runs behind the answer,
+and recall waits for the bank's publishes in flight (decision 0019). Semantic links wait for
+the publish because they are most of what a write creates (up to 50 a fact) and need no
+resolved entity: written outside the bank lock, they do not hold up the next write of the
+bank (decision 0008). A bank's publishes search and upsert one at a time, so every group
+finds the facts of the groups published before it, however the requests were grouped.
 """
 
 from __future__ import annotations
@@ -300,12 +301,22 @@ class RetainPipeline:
         await self._committer.wait_idle()
         await self._settles.wait_idle()
 
+    async def published(self, bank_id: str) -> None:
+        """Return once what this process wrote to the bank is searchable (decision 0019).
+
+        Recall waits here: a retain is answered once written, and its publish (vectors,
+        semantic links) runs behind the answer.
+        """
+        await self._committer.published(bank_id)
+
     async def settled(self, bank_id: str) -> None:
-        """Return once what this process wrote to the bank has been settled (decision 0018).
+        """Return once what this process wrote to the bank is published and settled.
 
         Reads of identities (entities, reviews) wait here: a client reads what it wrote, with
-        the identities the evidence gives, not the first pass's.
+        the identities the evidence gives, not the first pass's (decision 0018). So does
+        curation: an edit or a delete never races the publish of what it changes (0019).
         """
+        await self._committer.published(bank_id)
         await self._settles.settled(bank_id)
 
     async def settle_marked(self, bank_id: str | None = None, *, page: int = 2000) -> int:

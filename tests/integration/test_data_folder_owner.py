@@ -13,6 +13,7 @@ from prometheus_client import REGISTRY
 
 from app.curate.schemas.banks import BankUpdate
 from app.errors import MnemoError
+from app.recall.schemas import RecallRequest
 from app.retain.schemas import RetainItem
 from app.runtime import Runtime
 from app.store.data_lock import DataFolderInUse
@@ -51,8 +52,10 @@ async def test_failed_vector_writes_turn_readiness_down_until_a_write_succeeds(
         )  # fmt: skip
         with pytest.raises(MnemoError):
             await runtime.vectors.upsert([point])
-        with pytest.raises(MnemoError):
-            await runtime.retainer.retain(bank_id, [RetainItem(content="Ada wrote code.")])
+        # The retain is answered once its fact is stored; its publish, behind the answer,
+        # fails (tried again a few times), and the fact stays pending, not lost.
+        stored = await runtime.retainer.retain(bank_id, [RetainItem(content="Ada wrote code.")])
+        await runtime.retainer.published(bank_id)
         state = await runtime.readiness()
         assert not state.ready and state.down() == ["vector_store"]
         assert _metric("mnemo_vector_write_failures_total") == failures + 1
@@ -62,8 +65,13 @@ async def test_failed_vector_writes_turn_readiness_down_until_a_write_succeeds(
         # The shard answers again, but the last write failed: not ready until one succeeds.
         assert (await runtime.readiness()).down() == ["vector_store"]
         await runtime.retainer.retain(bank_id, [RetainItem(content="Grace wrote COBOL.")])
+        await runtime.retainer.published(bank_id)
         assert (await runtime.readiness()).ready
         assert _metric("mnemo_vector_writes_ok") == 1
+        # Reconciliation publishes what the failed publish left pending.
+        assert (await runtime.reconciler.reconcile_bank(bank_id)).repaired == 1
+        found = await runtime.recall.recall(bank_id, RecallRequest(query="Ada wrote code"))
+        assert stored.memory_ids[0] in [r.id for r in found.results]
         await runtime.banks.delete(bank_id)
 
 

@@ -36,11 +36,17 @@ def stored_by_document(graph_probe: GraphProbe, bank: str) -> dict[str, set[str]
         "m.vector_pending AS pending",
         b=bank,
     )
-    assert all(row["pending"] is False for row in rows), "an answered retain left facts pending"
+    assert all(row["pending"] is False for row in rows), "a published retain left facts pending"
     stored: dict[str, set[str]] = {}
     for row in rows:
         stored.setdefault(str(row["d"]), set()).add(str(row["id"]))
     return stored
+
+
+async def landed(client: httpx.AsyncClient, bank: str) -> None:
+    """Wait, as a client does, for the publish and settle behind the answers (0018, 0019)."""
+    response = await client.get(f"/v1/default/banks/{bank}/entities", params={"limit": 1})
+    assert response.status_code == 200, response.text
 
 
 async def send(
@@ -64,6 +70,7 @@ async def test_concurrent_requests_into_one_bank_each_get_exactly_their_own_memo
                 for i in range(16)
             )
         )
+        await landed(client, bank)
     assert [a.status_code for a in answers] == [200] * 16, [a.text for a in answers]
     stored = stored_by_document(graph_probe, bank)
     seen: set[str] = set()
@@ -97,6 +104,7 @@ async def test_a_bad_request_among_concurrent_ones_fails_alone(
                 for items in [good[0], bad[0], *good[1:4], bad[1], *good[4:]]
             )
         )
+        await landed(client, bank)
     codes = [a.status_code for a in answers]
     assert codes == [200, 400, 200, 200, 200, 400, 200, 200], [a.text for a in answers]
     assert "items[0].content" in answers[1].text
@@ -138,6 +146,7 @@ async def test_async_retains_share_the_path_with_sync_ones(
                 await asyncio.sleep(0.2)
             assert status["status"] == "completed" and status["errors"] == [], status
             assert status["memories_count"] >= 1
+        await landed(client, bank)
     stored = stored_by_document(graph_probe, bank)
     assert set(stored) == {f"turn-{i}" for i in range(10)}
     for answer in answers[0::2]:
@@ -216,6 +225,7 @@ async def test_waiting_requests_share_writes_within_the_bounds(
     assert len(writes.groups) < 9
     assert all(sum(group) <= MAX_FACTS for group in writes.groups), writes.groups
     assert sum(len(group) for group in writes.groups) == 9
+    await runtime.retainer.published(bank_id)
     stored = stored_by_document(graph_probe, bank_id)
     for i, answer in enumerate(answers):
         assert set(answer.memory_ids) == stored[f"t-{i}"]
@@ -237,6 +247,7 @@ async def test_a_request_whose_write_fails_fails_alone_and_its_group_lands(
     assert isinstance(answers[1], RuntimeError)
     # They were one group, which failed, then were written one by one.
     assert writes.groups[0] == [1, 1, 1] and writes.groups[1:] == [[1], [1], [1]]
+    await runtime.retainer.published(bank_id)
     stored = stored_by_document(graph_probe, bank_id)
     assert set(stored) == {"a", "c"}
     for answer, document in ((answers[0], "a"), (answers[2], "c")):

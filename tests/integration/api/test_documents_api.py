@@ -265,6 +265,7 @@ async def test_reprocess_that_fails_to_extract_changes_nothing(
     await runtime.retainer.retain(
         bank_id, [RetainItem(content=str(SHARED["content"]), document_id="kept")]
     )
+    await runtime.retainer.settled(bank_id)  # published and settled: the state to keep
     before = bank_snapshot(graph_probe, bank_id)
     runtime.retainer._extractors["local"] = _BrokenExtractor()  # fault injection
     with pytest.raises(RuntimeError, match="extractor crashed"):

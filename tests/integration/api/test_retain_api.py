@@ -6,7 +6,7 @@ import time
 
 import httpx
 
-from tests.support.helpers import GraphProbe, retain
+from tests.support.helpers import GraphProbe, retain, settled
 
 CONVERSATION = [
     {
@@ -44,6 +44,7 @@ def test_conversation_becomes_facts_entities_and_links(
     assert len(answer["memory_ids"]) >= 3
     assert [item["status"] for item in answer["items"]] == ["created"] * 3
 
+    settled(http, bank)  # the publish and the settle run behind the answer
     facts = graph_probe.rows(
         "MATCH (m:Memory {bank_id: $b})-[:FROM]->(c:Chunk)-[:PART_OF]->(d:Document) "
         "RETURN m.text AS text, m.metadata_json AS metadata, m.tags AS tags, "
@@ -309,6 +310,7 @@ def test_semantic_links_join_a_new_fact_to_similar_stored_ones_once(
     second = retain(
         http, bank, {"content": "Priya Raman moved to Lisbon in March to lead the design team."}
     )
+    settled(http, bank)
     edges = graph_probe.rows(
         "MATCH (a:Memory {bank_id: $b})-[r:SEMANTIC]->(o:Memory {bank_id: $b}) "
         "RETURN a.id AS source, o.id AS target, r.weight AS weight",

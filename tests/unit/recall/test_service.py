@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -106,12 +106,17 @@ class FakeBanks:
             raise NotFound(f"bank {bank_id!r} not found")
 
 
+async def nothing_in_flight(bank_id: str) -> None:
+    """No retain of this process is publishing into the bank."""
+
+
 def service(
     graph: FakeGraph | None = None,
     *,
     vectors: FakeVectors | None = None,
     embedder: FakeEmbedder | None = None,
     timeout: float = 5.0,
+    published: Callable[[str], Awaitable[None]] = nothing_in_flight,
 ) -> RecallService:
     return RecallService(
         graph=graph or FakeGraph(),
@@ -119,6 +124,7 @@ def service(
         embedder=embedder or FakeEmbedder(),
         banks=FakeBanks(),
         max_query_chars=50,
+        published=published,
         channel_timeout_s=timeout,
         clock=lambda: NOW,
     )
@@ -143,6 +149,23 @@ async def test_fuses_vector_and_keyword_and_shapes_results():
         "graph": "ok",
         "temporal": "skipped",
     }
+
+
+async def test_the_searches_start_once_the_banks_publishes_in_flight_land():
+    landed = asyncio.Event()
+    waited_for: list[str] = []
+
+    async def published(bank_id: str) -> None:
+        waited_for.append(bank_id)
+        await landed.wait()
+
+    graph = FakeGraph()
+    answer = asyncio.create_task(service(graph, published=published).recall("b1", request()))
+    await asyncio.sleep(0.05)
+    assert waited_for == ["b1"] and not answer.done()
+    assert not {"recall/keyword", "recall/vector_join", "recall/hydrate"} & set(graph.calls)
+    landed.set()
+    assert [r.id for r in (await answer).results] == ["b", "a", "c"]
 
 
 async def test_question_fact_is_demoted_below_an_equal_statement():
@@ -227,6 +250,7 @@ async def test_a_reranker_reorders_the_fused_candidates_before_boosts():
         embedder=FakeEmbedder(),
         banks=FakeBanks(),
         max_query_chars=50,
+        published=nothing_in_flight,
         reranker=reranker,
         clock=lambda: NOW,
     )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import msgspec
 import pytest
 
-from app.errors import InvalidInput, Unavailable
+from app.errors import InvalidInput, NotFound, Unavailable
 from app.retain.group_commit import GroupCommitter, GroupLimits, next_group, should_isolate
 
 
@@ -84,6 +84,8 @@ class Store:
         self.publish_gate: asyncio.Event | None = None
         self.bad_write: set[str] = set()
         self.bad_publish: set[str] = set()
+        self.unavailable_publishes = 0  # publishes that fail as if the store were away
+        self.bank_gone = False
         self.down = False
 
     async def write(self, bank_id: str, group: Sequence[Req]) -> None:
@@ -104,6 +106,11 @@ class Store:
         self.events.append(f"publish {','.join(names)}")
         if self.publish_gate is not None:
             await self.publish_gate.wait()
+        if self.bank_gone:
+            raise NotFound("bank b1 not found")
+        if self.unavailable_publishes:
+            self.unavailable_publishes -= 1
+            raise Unavailable("Neo4j is unavailable")
         bad = self.bad_publish.intersection(names)
         if bad:
             raise RuntimeError(f"publish failed: {sorted(bad)[0]}")
@@ -131,24 +138,31 @@ async def test_requests_arriving_during_a_write_share_the_next_one():
     store.gate.set()
     await asyncio.gather(first, *later)
     assert store.writes == [["a"], ["b", "c", "d"]]
+    await commits.published("b1")
     assert store.published == [["a"], ["b", "c", "d"]]
 
 
 async def test_a_lone_request_is_written_at_once():
     store = Store()
-    await committer(store).commit("b1", Req("a"))
+    commits = committer(store)
+    await commits.commit("b1", Req("a"))
     assert store.writes == [["a"]]
+    await commits.published("b1")
     assert store.published == [["a"]]
 
 
-async def test_the_answer_comes_after_the_publish():
+async def test_the_answer_comes_after_the_write_and_searches_wait_for_the_publish():
     store = Store()
     store.publish_gate = asyncio.Event()
-    task = asyncio.create_task(committer(store).commit("b1", Req("a")))
+    commits = committer(store)
+    await commits.commit("b1", Req("a"))  # answered while the publish waits at its gate
+    assert store.writes == [["a"]] and store.published == []
+    search = asyncio.create_task(commits.published("b1"))
+    other_bank = asyncio.create_task(commits.published("b2"))
     await settle()
-    assert store.writes == [["a"]] and not task.done()
+    assert not search.done() and other_bank.done()
     store.publish_gate.set()
-    await task
+    await search
     assert store.published == [["a"]]
 
 
@@ -182,10 +196,11 @@ async def test_a_bad_request_fails_alone_and_its_neighbours_land():
         await group["bad"]
     # The group failed once, then each member was written on its own.
     assert store.writes == [["head"], ["a", "bad", "c"], ["a"], ["bad"], ["c"]]
+    await commits.published("b1")
     assert sorted(map(tuple, store.published)) == [("a",), ("c",), ("head",)]
 
 
-async def test_a_failing_publish_fails_only_its_culprit():
+async def test_a_failing_publish_leaves_only_its_culprit_unpublished(caplog):
     store = Store()
     store.gate = asyncio.Event()
     store.bad_publish = {"bad"}
@@ -196,11 +211,34 @@ async def test_a_failing_publish_fails_only_its_culprit():
     bad = asyncio.create_task(commits.commit("b1", Req("bad")))
     await settle()
     store.gate.set()
-    await asyncio.gather(head, ok)
-    with pytest.raises(RuntimeError, match="publish failed"):
-        await bad
+    # Both were written: both answers are successes; the culprit's facts stay pending.
+    await asyncio.gather(head, ok, bad)
+    await commits.published("b1")
     assert store.writes == [["head"], ["ok", "bad"]]  # written together, published apart
     assert ["ok"] in store.published
+    assert not any("bad" in names for names in store.published)
+    assert "stay pending until reconciliation" in caplog.text
+
+
+async def test_a_publish_is_tried_again_while_the_store_is_unavailable():
+    store = Store()
+    commits = GroupCommitter(
+        write=store.write, publish=store.publish, limits=LIMITS, publish_retry_s=0.01
+    )
+    store.unavailable_publishes = 2
+    await commits.commit("b1", Req("a"))
+    await commits.published("b1")
+    assert store.published == [["a"]]
+    assert store.events.count("publish a") == 3
+
+
+async def test_a_publish_into_a_bank_deleted_meanwhile_is_dropped():
+    store = Store()
+    store.bank_gone = True
+    commits = committer(store)
+    await commits.commit("b1", Req("a"))
+    await asyncio.wait_for(commits.published("b1"), timeout=1.0)
+    assert store.published == [] and store.events.count("publish a") == 1
 
 
 async def test_an_unavailable_store_fails_the_whole_group_at_once():
@@ -243,6 +281,7 @@ async def test_banks_are_written_independently():
     assert not held.done()
     store.gate.set()
     await held
+    await commits.published("b1")
     assert store.published == [["x"], ["a"]]
 
 
