@@ -103,7 +103,11 @@ def resolve_one(
     candidates, expand = _candidates(ws, mentions, frozenset(fixed.values()))
     decisions = resolve_fact(
         FactMentions(
-            mentions=mentions, at=fact.at, content=fact.content, bank_entities=ws.bank_entities
+            mentions=mentions,
+            at=fact.at,
+            content=fact.content,
+            bank_entities=ws.bank_entities,
+            given=tuple(fact.mentions[i] for i in sorted(fixed)),
         ),
         candidates,
         ws.policy,

@@ -157,9 +157,10 @@ def _groups(
     kinds = [(mentions[i].is_label, mentions[i].resolve) for i in live]
     stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
     clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
-    said = qualifiers_in(
-        fact.content, [mentions[i].text for i in live], [mentions[i].type for i in live]
-    )
+    # Read with the given mentions too, then kept for the live ones: what follows a name
+    # must not depend on which of the fact's mentions are decided here.
+    read = [*(mentions[i] for i in live), *fact.given]
+    said = qualifiers_in(fact.content, [m.text for m in read], [m.type for m in read])
     groups: list[_Group] = []
     for cluster in _split_kinds(clusters, kinds):
         idx = tuple(live[c] for c in cluster)

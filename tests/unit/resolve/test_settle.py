@@ -1,9 +1,10 @@
 from datetime import UTC, datetime, timedelta
 
-from app.resolve.batch import FactInput, names_to_load
+from app.resolve.batch import FactInput, names_to_load, resolve_one
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.settle import plan
+from app.resolve.working_set import WorkingSet
 
 T0 = datetime(2027, 1, 1, tzinfo=UTC)
 
@@ -191,3 +192,40 @@ def test_a_guessed_type_looks_up_names_of_every_type():
     supplied = FactInput(mentions=(Mention(text="Caroline", type="organization"),), at=T0)
     assert names_to_load([guessed]) == [("caroline", None)]
     assert names_to_load([supplied]) == [("caroline", "organization")]
+
+
+def test_a_qualifier_named_by_a_mention_the_settle_keeps_in_place_still_counts() -> None:
+    # A settle replays a fact with the mentions outside its block given, not decided. In a
+    # script without letter case only the mention after "from" says that a qualifier is
+    # there: read without it, two namesakes from different firms looked alike, and the
+    # outcome depended on which entities a settle's block happened to hold.
+    ws = WorkingSet(bank_entities=10)
+    first = resolve_one(
+        ws,
+        fact(
+            1,
+            "李娜 from 星河物流 signed the lease.",
+            ("李娜", "person"),
+            ("星河物流", "organization"),
+        ),
+    )
+    other_firm = ws.create("远山银行", "organization", T0, is_label=False)
+    apart = resolve_one(
+        ws,
+        fact(
+            5,
+            "李娜 from 远山银行 called about the loan.",
+            ("李娜", "person"),
+            ("远山银行", "organization"),
+        ),
+        {1: other_firm},
+    )
+    assert apart[0] != first[0]
+    same_firm = resolve_one(
+        ws,
+        fact(
+            9, "李娜 from 星河物流 sent the keys.", ("李娜", "person"), ("星河物流", "organization")
+        ),
+        {1: first[1]},
+    )
+    assert same_firm[0] == first[0]
