@@ -371,6 +371,19 @@ def _spelled(key: str, tclass: str, words: tuple[str, ...]) -> tuple[str, ...]:
     return alt if len(alt) == len(words) else words
 
 
+def spelled_alike(a: NameForm, b: NameForm, known: Iterable[NameForm]) -> bool:
+    """Whether a name in ``known`` is written both as ``a`` and as ``b`` on an ASCII keyboard.
+
+    "Jürgen Weiß" is "Jurgen Weiss" with its marks dropped and "Juergen Weiss" spelled out:
+    where the marked name is known for the same thing, the two ASCII forms are that name, not
+    a near miss of each other ("Jon" / "John"). Without it nothing says so, and they stay apart.
+    """
+    pair = {a.words, b.words}
+    return len(pair) == 2 and any(
+        g.spelled != g.words and pair == {g.words, g.spelled} for g in known
+    )
+
+
 def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[tuple[str, ...], str]:
     """Drop titles (persons), legal suffixes (organisations) and type heads; never everything.
 

@@ -22,7 +22,7 @@ from datetime import datetime
 
 import msgspec
 
-from app.domain.names import NameForm, name_form, name_key, type_class
+from app.domain.names import NameForm, name_form, name_key, spelled_alike, type_class
 from app.resolve.guards import name_conflict, type_conflict
 from app.resolve.model import (
     Candidate,
@@ -282,14 +282,15 @@ def score_candidate(
         # (``unique_holder`` false), which is where no guess under ambiguity takes over.
         salience = max(salience, policy.sole_holder_salience)
     elif (
-        match.kind == "contained"
+        match.kind in ("contained", "initials")
         and unique_holder
         and not subject.is_entity
         and not {"person", "place"} & {subject.type_class, cand.type_class}
     ):
         # A short form of a thing's name ("Excel" of "Microsoft Excel", "Brightwater" of
-        # "Brightwater Logistics") that only this entity in sight can be: what a bare given
-        # name is to a person, scored alike (guards on numbers, versions and types passed).
+        # "Brightwater Logistics", "VS Code" of "Visual Studio Code") that only this entity
+        # in sight can be: what a bare given name is to a person, scored alike (guards on
+        # numbers, versions and types passed).
         # Not for places: a place named inside another's name is a part of it or a venue in
         # it ("Town Hall Seattle", "Kelso depot"), not a short form.
         match = msgspec.structs.replace(match, score=max(match.score, policy.given_name))
@@ -347,13 +348,15 @@ def _maximal_conflict(
     maximal: Iterable[NameForm], stated: frozenset[str], cand: CandidateView
 ) -> str | None:
     """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
+    maximal = tuple(maximal)
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
     ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
     theirs = [f for f in cand.maximal if f.key not in cand.stated]
+    known = (*maximal, *cand.forms)
     for s in ours:
         for f in theirs:
             reason = name_conflict(s, f)
-            if reason is not None:
+            if reason is not None and not spelled_alike(s, f, known):
                 return reason
     return None
 

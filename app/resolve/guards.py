@@ -90,7 +90,45 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
         joined_a, joined_b = _joined(a.words, b.words), _joined(b.words, a.words)
         if joined_a != a.words or joined_b != b.words:
             found = _align(joined_a, joined_b, typos)
+    if found is None and "person" not in (a.type_class, b.type_class):
+        # "VS Code" and "Visual Studio Code": a word of one is the initials of a run of the
+        # other's words, and the rest align. Not for people ("JR" is not read as two names).
+        (short_a, runs_a), (short_b, runs_b) = (
+            _initialled(a.words, b.words),
+            _initialled(b.words, a.words),
+        )
+        runs = runs_a + runs_b
+        if runs:
+            found = _align(short_a, short_b, typos)
+            if found is not None:
+                found = msgspec.structs.replace(
+                    found, exact=found.exact - runs, initials=found.initials + runs
+                )
     return found
+
+
+def _initialled(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+    """``words`` with runs of 2-4 words written as their initials where ``other`` has them.
+
+    Only initials that are a word of ``other`` and not of ``words`` count. Returns the words
+    and how many runs were written so.
+    """
+    targets = {w for w in other if len(w) >= 2 and w.isalpha() and w not in words}
+    out: list[str] = []
+    runs = 0
+    i = 0
+    while i < len(words):
+        for n in range(min(4, len(words) - i), 1, -1):
+            initials = "".join(w[0] for w in words[i : i + n])
+            if initials in targets:
+                out.append(initials)
+                runs += 1
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return tuple(out), runs
 
 
 def _joined(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:

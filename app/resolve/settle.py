@@ -25,8 +25,9 @@ from datetime import datetime
 
 import msgspec
 
-from app.domain.names import name_form, name_key, type_class
+from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.batch import FactInput, resolve_one
+from app.resolve.guards import align_words, type_conflict
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.supplied_aliases import aliases_stated_for
@@ -116,6 +117,51 @@ def is_short(mention: SettleMention) -> bool:
     return specificity(mention.text, mention.type) <= 1
 
 
+def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
+    """(text, type) of the facts' mentions that a replay decides after the full names.
+
+    One-word names (``is_short``), and names that are a short form of a longer name among the
+    facts: words left out ("Pixel 9" of "Google Pixel 9") or a run of words written as its
+    initials ("BH Tracker" of "Blue Harbor Tracker"). Like a bare given name, such a form is
+    what a first pass guesses at: decided after every name it could stand for, it joins one
+    only when the evidence separates them.
+    """
+    named = {(m.text, m.type) for f in facts for m in f.mentions}
+    forms = {
+        slot: name_form(name_key(slot[0]), type_class(slot[1])) for slot in sorted(named, key=str)
+    }
+    # A longer name a short form could shorten shares a word with it, or has a run of words
+    # whose initials are one of its words: only those are compared.
+    longer: defaultdict[str, list[NameForm]] = defaultdict(list)
+    for form in forms.values():
+        for word in {*form.words, *_run_initials(form.words)}:
+            longer[word].append(form)
+    out: set[tuple[str, str | None]] = set()
+    for slot, form in forms.items():
+        if len(form.core) <= 1 or any(
+            _shortens(form, other) for word in form.words for other in longer[word]
+        ):
+            out.add(slot)
+    return out
+
+
+def _run_initials(words: tuple[str, ...]) -> set[str]:
+    return {
+        "".join(w[0] for w in words[i : i + n])
+        for n in range(2, 5)
+        for i in range(len(words) - n + 1)
+    }
+
+
+def _shortens(short: NameForm, long_: NameForm) -> bool:
+    if len(short.words) >= len(long_.words) or short.numbers != long_.numbers:
+        return False
+    if type_conflict(short.type_class, long_.type_class):
+        return False
+    alignment = align_words(short, long_, typos=False)
+    return alignment is not None and (alignment.unmatched_long > 0 or alignment.initials > 0)
+
+
 def replay(
     facts: Sequence[SettleFact],
     free: Iterable[str],
@@ -153,10 +199,15 @@ def replay(
         ]
         for f in ordered
     }
+    short = short_forms(facts)
     raw: dict[tuple[str, str], str] = {}
     for short_pass in (False, True):
         for fact in ordered:
-            todo = [i for i in moving[fact.memory_id] if is_short(fact.mentions[i]) == short_pass]
+            todo = [
+                i
+                for i in moving[fact.memory_id]
+                if ((fact.mentions[i].text, fact.mentions[i].type) in short) == short_pass
+            ]
             if not todo:
                 continue
             # Names of this pass are decided; the others stay where the first pass put them,

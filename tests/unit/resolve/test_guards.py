@@ -106,3 +106,12 @@ def test_one_letter_typo_is_tolerated_in_product_names_only():
 def test_cjk_short_form_is_compatible_when_its_characters_are_in_the_long_form():
     assert name_conflict(form("海探1", "product"), form("海洋探测器1号", "product")) is None
     assert name_conflict(form("张伟", "person"), form("张明", "person")) is not None
+
+
+def test_a_run_of_a_things_words_written_as_initials_aligns_but_not_for_a_person():
+    assert (
+        token_conflict(form("BH Tracker", "product"), form("Blue Harbor Tracker", "product"))
+        is None
+    )
+    assert token_conflict(form("BH Tracker", "product"), form("Blue Harbor Monitor", "product"))
+    assert token_conflict(form("JR Okafor", "person"), form("John Robert Okafor", "person"))

@@ -229,3 +229,33 @@ def test_a_qualifier_named_by_a_mention_the_settle_keeps_in_place_still_counts()
         {1: first[1]},
     )
     assert same_firm[0] == first[0]
+
+
+def test_both_ascii_spellings_of_a_marked_name_join_it_in_any_order() -> None:
+    facts = [
+        fact(1, "Jörg Müller leads the warehouse audit.", ("Jörg Müller", "person")),
+        fact(20, "Joerg Mueller sent the audit schedule.", ("Joerg Mueller", "person")),
+        fact(45, "Jorg Muller approved the overtime.", ("Jorg Muller", "person")),
+    ]
+    one = {frozenset({"m001:Jörg Müller", "m020:Joerg Mueller", "m045:Jorg Muller"})}
+    for order in (facts, facts[::-1], [facts[1], facts[2], facts[0]]):
+        assert retained(order) == one
+    # Without the marked name, nothing says the two ASCII forms are one name.
+    assert len(retained(facts[1:])) == 2
+
+
+def test_a_things_name_with_a_run_of_words_written_as_initials_joins_its_only_holder() -> None:
+    facts = [
+        fact(1, "The crews moved to Blue Harbor Tracker.", ("Blue Harbor Tracker", "product")),
+        fact(30, "BH Tracker crashed on the night shift.", ("BH Tracker", "product")),
+        fact(90, "Blue Harbor Tracker got an update.", ("Blue Harbor Tracker", "product")),
+    ]
+    one = {frozenset({"m001:Blue Harbor Tracker", "m030:BH Tracker", "m090:Blue Harbor Tracker"})}
+    assert retained(facts) == one and retained(facts[::-1]) == one
+    # Two things it could equally stand for: no guess.
+    pair = [
+        fact(1, "The crews moved to Blue Harbor Tracker.", ("Blue Harbor Tracker", "product")),
+        fact(59, "Bright Hill Tracker went live.", ("Bright Hill Tracker", "product")),
+        fact(30, "BH Tracker crashed on the night shift.", ("BH Tracker", "product")),
+    ]
+    assert frozenset({"m030:BH Tracker"}) in retained(pair)
