@@ -259,3 +259,20 @@ def test_a_things_name_with_a_run_of_words_written_as_initials_joins_its_only_ho
         fact(30, "BH Tracker crashed on the night shift.", ("BH Tracker", "product")),
     ]
     assert frozenset({"m030:BH Tracker"}) in retained(pair)
+
+
+def test_an_acronym_joins_the_only_thing_it_stands_for_and_no_one_of_two() -> None:
+    long_form = fact(
+        1,
+        "Kestrel Valley Medical Center runs the screening.",
+        ("Kestrel Valley Medical Center", "organization"),
+    )
+    acronym = fact(4, "KVMC sent the results.", ("KVMC", "organization"))
+    one = {frozenset({"m001:Kestrel Valley Medical Center", "m004:KVMC"})}
+    assert retained([long_form, acronym]) == one == retained([acronym, long_form])
+    rival = fact(
+        7,
+        "Kings View Medical Center opened a clinic.",
+        ("Kings View Medical Center", "organization"),
+    )
+    assert frozenset({"m004:KVMC"}) in retained([long_form, acronym, rival])
