@@ -94,8 +94,8 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     # Entities in the bank (a counter the store keeps), for the hub rule; 0: unknown, no hubs.
     bank_entities: int = 0
     # The fact's other mentions, whose entities are given, not decided here (a settle keeps
-    # those outside its block where they are). The text is read with them all the same: "张伟
-    # from 海蓝科技" states its qualifier through the mention after "from", whichever entities
+    # those outside its block where they are). The text is read with them all the same: "李娜
+    # from 星河物流" states its qualifier through the mention after "from", whichever entities
     # the block holds.
     given: tuple[Mention, ...] = ()
 

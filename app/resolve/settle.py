@@ -7,10 +7,11 @@ that share a name key or a candidate channel with its mentions) to ``replay``: e
 that mentions a *free* entity of the block is resolved again, on an empty working set that
 holds only the *anchored* entities (those the settle must not rework: hubs, entities too large
 to replay, entities a person merged, split or told apart, vocabulary values), in a canonical
-order (``fact_order``: most specific names first, then event time, then text). The result is
-a function of the facts, not of their arrival. ``plan`` turns the difference between where
-each mention is and where the replay put it into splits and merges, which the store applies
-through the audited repair machinery (``by: "settle"``, revertible like any other record).
+order: full names first, then the short forms (``short_forms``), each in event time, then
+text (``fact_order``). The result is a function of the facts, not of their arrival.
+``plan`` turns the difference between where each mention is and where the replay put it into
+splits and merges, which the store applies through the audited repair machinery (``by:
+"settle"``, revertible like any other record).
 
 Pure: no I/O, no clock. The ids the replay creates are deterministic (``settle-0001`` in
 creation order), so the same block always gives the same plan.
@@ -97,12 +98,6 @@ class SettlePlan(msgspec.Struct, frozen=True, kw_only=True):
         return not self.splits and not self.merges
 
 
-def specificity(text: str, entity_type: str | None) -> int:
-    """How much a name pins down: its words and numbers, titles and legal forms left out."""
-    form = name_form(name_key(text), type_class(entity_type))
-    return len(form.core)
-
-
 def fact_order(fact: SettleFact) -> tuple[datetime, str, str]:
     """Canonical replay order: event time, then text, then id (ties of time and text only).
 
@@ -112,17 +107,13 @@ def fact_order(fact: SettleFact) -> tuple[datetime, str, str]:
     return (fact.at, fact.content, fact.memory_id)
 
 
-def is_short(mention: SettleMention) -> bool:
-    """A name of one word once titles and legal forms are gone ("Tobias", "Dr. Haverkamp")."""
-    return specificity(mention.text, mention.type) <= 1
-
-
 def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     """(text, type) of the facts' mentions that a replay decides after the full names.
 
-    One-word names (``is_short``), and names that are a short form of a longer name among the
-    facts: words left out ("Pixel 9" of "Google Pixel 9") or a run of words written as its
-    initials ("BH Tracker" of "Blue Harbor Tracker"). Like a bare given name, such a form is
+    Names of one word once titles and legal forms are gone ("Tobias", "Dr. Haverkamp"), and
+    names that are a short form of a longer name among the facts: words left out ("Pixel 9"
+    of "Google Pixel 9") or a run of words written as its initials ("BH Tracker" of "Blue
+    Harbor Tracker"). Like a bare given name, such a form is
     what a first pass guesses at: decided after every name it could stand for, it joins one
     only when the evidence separates them.
     """
