@@ -107,8 +107,21 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     return found
 
 
+# The longest run of words read as one word's initials ("VS" of "Visual Studio").
+MAX_INITIALS_RUN = 4
+
+
+def run_initials(words: tuple[str, ...]) -> set[str]:
+    """The initials of every run of 2 to ``MAX_INITIALS_RUN`` consecutive words."""
+    return {
+        "".join(w[0] for w in words[i : i + n])
+        for n in range(2, MAX_INITIALS_RUN + 1)
+        for i in range(len(words) - n + 1)
+    }
+
+
 def _initialled(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """``words`` with runs of 2-4 words written as their initials where ``other`` has them.
+    """``words`` with runs of words written as their initials where ``other`` has them.
 
     Only initials that are a word of ``other`` and not of ``words`` count. Returns the words
     and how many runs were written so.
@@ -118,7 +131,7 @@ def _initialled(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
     runs = 0
     i = 0
     while i < len(words):
-        for n in range(min(4, len(words) - i), 1, -1):
+        for n in range(min(MAX_INITIALS_RUN, len(words) - i), 1, -1):
             initials = "".join(w[0] for w in words[i : i + n])
             if initials in targets:
                 out.append(initials)

@@ -15,7 +15,7 @@ from datetime import datetime
 import msgspec
 
 from app.domain.names import NameForm, fold
-from app.resolve.guards import align_words, is_acronym_of
+from app.resolve.guards import WordAlignment, align_words, is_acronym_of
 from app.resolve.model import NameKind, NameMatch
 
 
@@ -195,10 +195,18 @@ def maximal_names(forms: Sequence[NameForm], stated: Iterable[str] = ()) -> list
 
 
 def _strictly_inside(a: NameForm, b: NameForm) -> bool:
-    if len(a.words) >= len(b.words) or a.numbers != b.numbers:
-        return False
-    alignment = align_words(a, b, typos=False)
+    alignment = shortening(a, b)
     return alignment is not None and alignment.unmatched_long > 0
+
+
+def shortening(short: NameForm, long_: NameForm) -> WordAlignment | None:
+    """How ``short``, with fewer words and the same numbers, aligns with ``long_`` (no typos).
+
+    None when it has as many words or more, other numbers, or words that do not align.
+    """
+    if len(short.words) >= len(long_.words) or short.numbers != long_.numbers:
+        return None
+    return align_words(short, long_, typos=False)
 
 
 def context_overlap(

@@ -28,9 +28,9 @@ import msgspec
 
 from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.batch import FactInput, resolve_one
-from app.resolve.guards import align_words, type_conflict
+from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
-from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
 
@@ -113,9 +113,9 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     Names of one word once titles and legal forms are gone ("Tobias", "Dr. Haverkamp"), and
     names that are a short form of a longer name among the facts: words left out ("Pixel 9"
     of "Google Pixel 9") or a run of words written as its initials ("BH Tracker" of "Blue
-    Harbor Tracker"). Like a bare given name, such a form is
-    what a first pass guesses at: decided after every name it could stand for, it joins one
-    only when the evidence separates them.
+    Harbor Tracker"). Like a bare given name, such a form is what a first pass guesses at:
+    decided after every name it could stand for, it joins one only when the evidence
+    separates them.
     """
     named = {(m.text, m.type) for f in facts for m in f.mentions}
     forms = {
@@ -125,7 +125,7 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     # whose initials are one of its words: only those are compared.
     longer: defaultdict[str, list[NameForm]] = defaultdict(list)
     for form in forms.values():
-        for word in {*form.words, *_run_initials(form.words)}:
+        for word in {*form.words, *run_initials(form.words)}:
             longer[word].append(form)
     out: set[tuple[str, str | None]] = set()
     for slot, form in forms.items():
@@ -136,20 +136,10 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     return out
 
 
-def _run_initials(words: tuple[str, ...]) -> set[str]:
-    return {
-        "".join(w[0] for w in words[i : i + n])
-        for n in range(2, 5)
-        for i in range(len(words) - n + 1)
-    }
-
-
 def _shortens(short: NameForm, long_: NameForm) -> bool:
-    if len(short.words) >= len(long_.words) or short.numbers != long_.numbers:
-        return False
     if type_conflict(short.type_class, long_.type_class):
         return False
-    alignment = align_words(short, long_, typos=False)
+    alignment = shortening(short, long_)
     return alignment is not None and (alignment.unmatched_long > 0 or alignment.initials > 0)
 
 
