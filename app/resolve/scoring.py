@@ -167,14 +167,36 @@ def name_relation(
 
 
 def _single_person_word(a: NameForm, b: NameForm) -> bool:
-    """A person pair whose agreement rests on one word ("Alex" ~ "Alex Kim", "Alex" ~ "Alex")."""
+    """A person pair whose agreement rests on one word ("Alex" ~ "Alex Kim", "Alex" ~ "Alex").
+
+    A hyphenated compound is one word of a person's name: "Prof. Halvorsen-Mbeki" is a title
+    and a surname, as "Dr. Haverkamp" is, and "Jean-Luc" alone a bare given name.
+    """
     if "person" not in (a.type_class, b.type_class):
         return False
-    return min(_informative(a.words), _informative(b.words)) <= 1
+    return min(_person_words(a), _person_words(b)) <= 1
+
+
+def _person_words(form: NameForm) -> int:
+    return _informative(form.words) - _hyphen_joins(form.key)
 
 
 def _informative(words: tuple[str, ...]) -> int:
-    return sum(1 for w in words if len(w) > 1 or not (w.isascii() and w.isalpha()))
+    return sum(1 for w in words if _is_informative(w))
+
+
+def _is_informative(word: str) -> bool:
+    return len(word) > 1 or not (word.isascii() and word.isalpha())
+
+
+def _hyphen_joins(key: str) -> int:
+    """Hyphens that join two informative words of one written word ("halvorsen-mbeki": 1)."""
+    joins = 0
+    for written in key.split():
+        if "-" in written:
+            parts = [p for p in written.split("-") if _is_informative(p) and p.isalpha()]
+            joins += max(0, len(parts) - 1)
+    return joins
 
 
 def maximal_names(forms: Sequence[NameForm], stated: Iterable[str] = ()) -> list[NameForm]:

@@ -8,9 +8,11 @@ mention, so the other is read from the text right after it:
 - ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets (``app.domain.aliases``: "also
   known as", "aka", "short for", "formerly", "简称", "又称"…): Y is an alias;
 - ``X (Y)`` without an introducer: Y is an alias only when it abbreviates X (its letters and
-  digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM"), because a
-  bracket after a name often holds something else ("Meridian Health (Boston)", "John (my
-  cousin)");
+  digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM") or is a
+  clipped form of one of X's words, as most nicknames are (one capitalised word of at least
+  three letters, all of them in that word in order: "Wilhelmina Strand (Mina)", "Elizabeth
+  Shaw (Liz)"), because a bracket after a name often holds something else ("Meridian Health
+  (Boston)", "John (my cousin)", "Ann Lee (IT)");
 - ``X, also known as Y`` / ``X aka Y`` / ``X，简称Y``: Y runs to the next punctuation.
 
 An alias holds at most five words, and some letter or digit.
@@ -33,6 +35,8 @@ _INLINE = re.compile(
     re.IGNORECASE,
 )
 MAX_ALIAS_WORDS = 5
+# A clipped form this short ("Al", "Ed") is as often a code or a department as a nickname.
+MIN_CLIPPED_LETTERS = 3
 
 
 def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
@@ -46,7 +50,7 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
         bracket = _BRACKET.match(text, after)
         if bracket is not None:
             alias = _clean(bracket["alias"])
-            if alias and (bracket["intro"] or _abbreviates(alias, name)):
+            if alias and (bracket["intro"] or _abbreviates(alias, name) or _clips(alias, name)):
                 found.setdefault(alias)
             continue
         inline = _INLINE.match(text, after)
@@ -62,6 +66,22 @@ def _clean(alias: str) -> str:
     if len(alias.split()) > MAX_ALIAS_WORDS or not any(ch.isalnum() for ch in alias):
         return ""
     return alias
+
+
+def _clips(alias: str, name: str) -> bool:
+    """True when the alias is a capitalised word made of a name word's letters, in order."""
+    if not (alias.isalpha() and len(alias) >= MIN_CLIPPED_LETTERS and alias.istitle()):
+        return False
+    short = alias.casefold()
+    return any(
+        len(word) > len(short) and _in_order(short, word)
+        for word in re.split(r"[\s-]+", name.casefold())
+    )
+
+
+def _in_order(letters: str, word: str) -> bool:
+    remaining = iter(word)
+    return all(ch in remaining for ch in letters)
 
 
 def _abbreviates(alias: str, name: str) -> bool:

@@ -81,6 +81,12 @@ def test_a_bare_given_name_scores_flat_whether_exact_or_contained():
     assert rel("Dr. Okafor", "Prof. Okafor", "person").kind == "given_name"
 
 
+def test_a_hyphenated_compound_is_one_word_of_a_persons_name():
+    assert rel("Prof. Halvorsen-Mbeki", "Ingrid Halvorsen-Mbeki", "person").kind == "given_name"
+    assert rel("Jean-Luc", "Jean-Luc Moreau", "person").kind == "given_name"
+    assert rel("Mi-rae Seo", "Mi-rae Seo", "person").kind == "exact"
+
+
 def test_a_bare_given_name_without_namesakes_keeps_its_own_score():
     assert rel("Lily", "Lily", "person", unique_holder=True).score == 1.0
     assert rel("Sarah", "Sarah Chen", "person", unique_holder=True).score == 0.85

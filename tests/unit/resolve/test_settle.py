@@ -276,3 +276,34 @@ def test_an_acronym_joins_the_only_thing_it_stands_for_and_no_one_of_two() -> No
         ("Kings View Medical Center", "organization"),
     )
     assert frozenset({"m004:KVMC"}) in retained([long_form, acronym, rival])
+
+
+def test_a_title_and_a_hyphenated_surname_join_its_only_holder_and_no_one_of_two() -> None:
+    full = fact(
+        1, "Ingrid Halvorsen-Mbeki runs the print studio.", ("Ingrid Halvorsen-Mbeki", "person")
+    )
+    titled = fact(30, "Dr. Halvorsen-Mbeki reviewed the grant.", ("Dr. Halvorsen-Mbeki", "person"))
+    one = {frozenset({"m001:Ingrid Halvorsen-Mbeki", "m030:Dr. Halvorsen-Mbeki"})}
+    assert retained([full, titled]) == one == retained([titled, full])
+    rival = fact(9, "Piet Halvorsen-Mbeki sells the paper.", ("Piet Halvorsen-Mbeki", "person"))
+    assert frozenset({"m030:Dr. Halvorsen-Mbeki"}) in retained([full, titled, rival])
+
+
+def test_a_nickname_stated_in_brackets_after_a_full_name_is_a_name_of_that_person() -> None:
+    facts = [
+        fact(
+            1,
+            "Wilhelmina Strand (Mina) opened the gallery.",
+            ("Wilhelmina Strand", "person"),
+        ),
+        fact(40, "Mina hung the new prints.", ("Mina", "person")),
+        fact(90, "Wilhelmina Strand closed for the winter.", ("Wilhelmina Strand", "person")),
+    ]
+    one = {frozenset({"m001:Wilhelmina Strand", "m040:Mina", "m090:Wilhelmina Strand"})}
+    assert retained(facts) == one == retained(facts[::-1])
+    # In brackets without being a form of the name, a word is not read as one.
+    unsaid = [
+        fact(1, "Wilhelmina Strand (Oslo) opened the gallery.", ("Wilhelmina Strand", "person")),
+        fact(40, "Oslo hung the new prints.", ("Oslo", "person")),
+    ]
+    assert len(retained(unsaid)) == 2

@@ -15,6 +15,15 @@ def test_a_bracket_that_does_not_abbreviate_needs_an_introducer():
     assert aliases_stated_for("海洋探测器1号（简称海探1）已出发。", "海洋探测器1号") == ("海探1",)
 
 
+def test_a_bracketed_clipping_of_a_word_of_the_name_is_an_alias():
+    assert aliases_stated_for("Wilhelmina Strand (Mina) came.", "Wilhelmina Strand") == ("Mina",)
+    assert aliases_stated_for("Elizabeth Shaw (Liz) came.", "Elizabeth Shaw") == ("Liz",)
+    # A department, an abbreviation of a status, a word not made of the name's letters: no.
+    assert aliases_stated_for("Ann Lee (IT) came.", "Ann Lee") == ()
+    assert aliases_stated_for("Tom Smith (Ret.) came.", "Tom Smith") == ()
+    assert aliases_stated_for("Anna Weber (Berlin) came.", "Anna Weber") == ()
+
+
 def test_inline_aliases_run_to_the_next_punctuation():
     text = "Robert Smith, also known as Bob, met Jonathan aka Jon."
     assert aliases_stated_for(text, "Robert Smith") == ("Bob",)
