@@ -12,13 +12,21 @@ Neo4j: candidates from an index, decisions, then re-evaluation of every touched 
 Reviews are counted, never decided (a review leaves the pair apart). Writes the
 two assignment files and scores them with the corpus's score.py (a subprocess), then prints
 P/R/F1 per order, F1 per case family, false merges in the near-miss family, and agreement.
+
+``--candidate-recall`` audits the candidate index as well: at every lookup, each entity of the
+working set that the name checks admit for the name looked up (``batch.could_merge``, the
+superset test the store applies to its index hits) and that the lookup did not return is
+counted. Zero means no merge was lost to retrieval: what the resolver missed, it decided.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,11 +35,13 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.resolve.batch import FactInput
+from app.domain.names import name_key
+from app.resolve.batch import FactInput, could_merge
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.supplied_aliases import aliases_stated_for
+from app.resolve.working_set import WorkingSet
 from scripts.bench_identity import score, scorer_for  # the same scorer runner as the benchmark
 
 DEFAULT_CORPUS = (
@@ -71,6 +81,29 @@ def run(
     return assignment, bank
 
 
+@contextlib.contextmanager
+def audited_lookups() -> Iterator[Counter[str]]:
+    """Count, while open, the admissible entities each ``WorkingSet.lookup`` left out."""
+    counts: Counter[str] = Counter()
+    lookup = WorkingSet.lookup
+
+    def audited(ws: WorkingSet, key: str, entity_type: str | None) -> tuple[str, ...]:
+        found = lookup(ws, key, entity_type)
+        counts["lookups"] += 1
+        for entity in ws.entities.values():
+            names = [*entity.names, name_key(entity.canonical)]
+            if could_merge(names, entity.type, entity.is_label, [(key, entity_type)], ws.policy):
+                counts["admissible"] += 1
+                counts["not retrieved"] += entity.id not in found
+        return found
+
+    WorkingSet.lookup = audited  # type: ignore[method-assign]
+    try:
+        yield counts
+    finally:
+        WorkingSet.lookup = lookup  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Simulate entity resolution on an identity corpus.")
     ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -78,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--quiet", action="store_true", help="only the summary lines")
     ap.add_argument("--no-settle", action="store_true", help="first pass only (no settle)")
+    ap.add_argument(
+        "--candidate-recall",
+        action="store_true",
+        help="also count admissible entities the candidate lookup did not return",
+    )
     ap.add_argument(
         "--set",
         action="append",
@@ -94,7 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     items = list(corpus["items"])
     paths: dict[str, Path] = {}
     for order, seq in (("forward", items), ("reverse", items[::-1])):
-        assignment, bank = run(seq, policy, settle=not args.no_settle)
+        with audited_lookups() if args.candidate_recall else contextlib.nullcontext() as audit:
+            assignment, bank = run(seq, policy, settle=not args.no_settle)
+        if audit is not None:
+            print(
+                f"   candidate recall ({order}): {audit['lookups']} lookups, "
+                f"{audit['admissible']} admissible entities, {audit['not retrieved']} not retrieved"
+            )
         path = args.out / f"{order}.json"
         path.write_text(json.dumps(assignment, ensure_ascii=False, indent=1), encoding="utf-8")
         paths[order] = path

@@ -424,8 +424,9 @@ class NameKeys(msgspec.Struct, frozen=True):
     ``key``: exact lookups (range index). ``core``, ``compact`` and ``acronyms``: lookups of
     "same name up to titles / legal suffixes / punctuation" and of acronyms (range index on a
     list of lookup keys). ``text``: folded words for the full-text index (token and fuzzy
-    queries: "sarah" finds "sarah chen", "quilon~" finds "quillon"). ``series``: the entity's
-    series key when it names one ("sprint #").
+    queries: "sarah" finds "sarah chen", "quilon~" finds "quillon"), with the ASCII spellings
+    of marked words ("jürgen" also as "juergen", which is two edits from "jurgen": no fuzzy
+    query finds it). ``series``: the entity's series key when it names one ("sprint #").
     """
 
     key: str
@@ -438,7 +439,8 @@ def index_keys(key: str, entity_type: str | None = None) -> NameKeys:
     """The index keys of a name key (see ``NameKeys``), under the entity's type."""
     form = name_form(key, type_class(entity_type))
     lookup = tuple(dict.fromkeys(k for k in (form.core_key, form.compact, *form.acronyms) if k))
-    return NameKeys(key=key, lookup=lookup, text=" ".join(form.tokens), series=form.series)
+    text = " ".join(dict.fromkeys((*form.tokens, *form.spelled)))
+    return NameKeys(key=key, lookup=lookup, text=text, series=form.series)
 
 
 class EntityName(msgspec.Struct, frozen=True, kw_only=True):

@@ -125,6 +125,12 @@ def test_index_keys_carry_core_compact_acronym_and_folded_text():
     assert index_keys("i̇stanbul", "place").text == "istanbul"
 
 
+def test_index_text_carries_the_ascii_spelling_of_a_marked_word():
+    # "juergen" is two edits from the folded "jurgen": a fuzzy query would not find it.
+    assert index_keys("jürgen weiß", "person").text == "jurgen weiß juergen weiss"
+    assert index_keys("jurgen", "person").text == "jurgen"
+
+
 def _person(text: str) -> NameForm:
     return name_form(name_key(text), "person")
 

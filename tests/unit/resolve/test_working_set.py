@@ -86,6 +86,12 @@ def test_lookup_sees_names_added_after_an_earlier_lookup():
     assert ws.lookup("sarah kim", "person") == ("sarah",)
 
 
+def test_lookup_finds_a_marked_name_by_its_ascii_spelling():
+    ws = WorkingSet()
+    _person(ws, "bjorn", "Björn")
+    assert ws.lookup("bjoern lindahl", "person") == ("bjorn",)
+
+
 def test_names_memo_is_forgotten_when_names_change_not_when_counts_do():
     ws = WorkingSet()
     _person(ws, "sarah", "Sarah Chen")
