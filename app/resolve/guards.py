@@ -11,7 +11,8 @@ merge a pair a guard rejects. Each returns a short reason string for the evidenc
   UA123 ≠ UA124, Sprint 14 ≠ Sprint 15, Claude ≠ Claude 4, GPT-4 ≠ GPT-4o ("4" vs "4o").
 - **Tokens** (``token_conflict``): every word of the shorter name needs its own counterpart in the
   longer one: equal (accent-insensitive), an initial ("J." ↔ "John"), or, outside person names,
-  a one-letter typo in a word of five letters or more. John Smith ≠ Jane Smith, while "Sarah" ~
+  a one-letter typo in a word of five letters or more, a run of words written as initials
+  ("BH" ↔ "Blue Harbor") or a contraction of one word ("MS" ↔ "Microsoft"). John Smith ≠ Jane Smith, while "Sarah" ~
   "Sarah Chen" and "J. Smith" ~ "John Smith". Words are compared whole, so a short name inside a
   longer unrelated one is no match (Iran ≠ Tigran). A single word that is the acronym of the
   other name is compatible ("UW" ~ "University of Washington").
@@ -104,6 +105,21 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
                 found = msgspec.structs.replace(
                     found, exact=found.exact - runs, initials=found.initials + runs
                 )
+        if found is None:
+            # "MS Word" and "Microsoft Word": a word of one is a contraction of a word of the
+            # other, and the rest align.
+            (short_a, cut_a), (short_b, cut_b) = (
+                _contracted(a.words, b.words),
+                _contracted(b.words, a.words),
+            )
+            if cut_a + cut_b:
+                found = _align(short_a, short_b, typos)
+                if found is not None:
+                    found = msgspec.structs.replace(
+                        found,
+                        exact=found.exact - cut_a - cut_b,
+                        initials=found.initials + cut_a + cut_b,
+                    )
     return found
 
 
@@ -142,6 +158,52 @@ def _initialled(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
             out.append(words[i])
             i += 1
     return tuple(out), runs
+
+
+# A contraction keeps 2 to 4 of a word's letters, and leaves out at least 3 ("MS" of
+# "Microsoft", "Dept" of "Department", "Intl" of "International").
+CONTRACTION_LETTERS = (2, 4)
+CONTRACTION_DROPS = 3
+
+
+def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+    """``words`` with each contraction of a word of ``other`` written as that word.
+
+    A contraction starts with the word's first letter, keeps the rest of its letters in order,
+    and is not the word's beginning: "air" of "airline" is a word of its own, "ms" of
+    "microsoft" is not. Only words of ``other`` that ``words`` lacks count. Returns the words
+    and how many were contractions.
+    """
+    low, high = CONTRACTION_LETTERS
+    targets = [w for w in other if w.isalpha() and w not in words]
+    out: list[str] = []
+    cut = 0
+    for word in words:
+        full = next(
+            (
+                t
+                for t in targets
+                if low <= len(word) <= high
+                and word.isalpha()
+                and len(t) >= len(word) + CONTRACTION_DROPS
+                and t[0] == word[0]
+                and not t.startswith(word)
+                and _in_order(word, t)
+            ),
+            None,
+        )
+        if full is None:
+            out.append(word)
+        else:
+            out.append(full)
+            targets.remove(full)
+            cut += 1
+    return tuple(out), cut
+
+
+def _in_order(letters: str, word: str) -> bool:
+    remaining = iter(word)
+    return all(ch in remaining for ch in letters)
 
 
 def _joined(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:

@@ -115,3 +115,16 @@ def test_a_run_of_a_things_words_written_as_initials_aligns_but_not_for_a_person
     )
     assert token_conflict(form("BH Tracker", "product"), form("Blue Harbor Monitor", "product"))
     assert token_conflict(form("JR Okafor", "person"), form("John Robert Okafor", "person"))
+
+
+def test_a_contraction_of_a_things_word_aligns_but_a_beginning_or_a_persons_word_does_not():
+    assert token_conflict(form("MS Word", "product"), form("Microsoft Word", "product")) is None
+    assert token_conflict(form("Mt Hood", "place"), form("Mount Hood", "place")) is None
+    intl, full = form("Intl Freight", "organization"), form("International Freight")
+    assert token_conflict(intl, full) is None
+    # The beginning of a word is a word of its own; other letters are another word.
+    assert token_conflict(form("Air Canada", "organization"), form("Airline Canada"))
+    assert token_conflict(form("MS Word", "product"), form("Macro Word", "product"))
+    assert token_conflict(form("MS Word", "product"), form("Microsoft Excel", "product"))
+    # People's names are not contracted.
+    assert token_conflict(form("Mgt Weber", "person"), form("Margaret Weber", "person"))

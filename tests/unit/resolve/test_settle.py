@@ -307,3 +307,14 @@ def test_a_nickname_stated_in_brackets_after_a_full_name_is_a_name_of_that_perso
         fact(40, "Oslo hung the new prints.", ("Oslo", "person")),
     ]
     assert len(retained(unsaid)) == 2
+
+
+def test_a_contracted_word_joins_the_only_thing_it_can_shorten_and_no_one_of_two() -> None:
+    long_form = fact(
+        1, "We bought Mastodon Calendar for the team.", ("Mastodon Calendar", "product")
+    )
+    short = fact(20, "MS Calendar lost the calendar again.", ("MS Calendar", "product"))
+    one = {frozenset({"m001:Mastodon Calendar", "m020:MS Calendar"})}
+    assert retained([long_form, short]) == one == retained([short, long_form])
+    rival = fact(9, "Moonstone Calendar shipped an update.", ("Moonstone Calendar", "product"))
+    assert frozenset({"m020:MS Calendar"}) in retained([long_form, short, rival])
