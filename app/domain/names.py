@@ -122,8 +122,9 @@ LEGAL_SUFFIXES = frozenset(
 TYPE_HEADS: dict[str, frozenset[str]] = {
     "project": frozenset({"project", "programme", "program"}),
 }
-# Words left out of acronyms ("University of Washington" → "uw").
-ACRONYM_STOPWORDS = frozenset(
+# The small words of names: left out of acronyms ("University of Washington" → "uw"), and
+# never read as a contraction of a longer word ("The" is no "Trakhea").
+NAME_FUNCTION_WORDS = frozenset(
     {
         "of",
         "the",
@@ -413,7 +414,7 @@ def _acronyms(words: tuple[str, ...]) -> tuple[str, ...]:
     if len(words) < 2 or not all(w.isascii() and w.isalpha() for w in words):
         return ()
     full = "".join(w[0] for w in words)
-    content = "".join(w[0] for w in words if w not in ACRONYM_STOPWORDS)
+    content = "".join(w[0] for w in words if w not in NAME_FUNCTION_WORDS)
     found = [a for a in (content, full) if len(a) >= 2]
     return tuple(dict.fromkeys(found))
 

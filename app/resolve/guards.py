@@ -29,7 +29,7 @@ from collections.abc import Callable
 import msgspec
 from rapidfuzz.distance import Levenshtein
 
-from app.domain.names import NameForm
+from app.domain.names import NAME_FUNCTION_WORDS, NameForm
 
 # Type classes that may name the same thing although they differ: a named software project is
 # often typed "product" by one extractor and "project" by another.
@@ -166,15 +166,18 @@ CONTRACTION_LETTERS = (2, 4)
 CONTRACTION_DROPS = 3
 
 
+@functools.lru_cache(maxsize=65536)
 def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
     """``words`` with each contraction of a word of ``other`` written as that word.
 
     A contraction starts with the word's first letter, keeps the rest of its letters in order,
-    and is not the word's beginning: "air" of "airline" is a word of its own, "ms" of
-    "microsoft" is not. Only words of ``other`` that ``words`` lacks count. Returns the words
+    and is neither the word's beginning nor a small word of names: "air" of "airline" and
+    "the" are words of their own, "ms" of "microsoft" is not. Only words of ``other`` that ``words`` lacks count. Returns the words
     and how many were contractions.
     """
     low, high = CONTRACTION_LETTERS
+    if not any(low <= len(word) <= high for word in words):
+        return words, 0
     targets = [w for w in other if w.isalpha() and w not in words]
     out: list[str] = []
     cut = 0
@@ -185,6 +188,7 @@ def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
                 for t in targets
                 if low <= len(word) <= high
                 and word.isalpha()
+                and word not in NAME_FUNCTION_WORDS
                 and len(t) >= len(word) + CONTRACTION_DROPS
                 and t[0] == word[0]
                 and not t.startswith(word)

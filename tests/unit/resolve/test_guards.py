@@ -124,6 +124,7 @@ def test_a_contraction_of_a_things_word_aligns_but_a_beginning_or_a_persons_word
     assert token_conflict(intl, full) is None
     # The beginning of a word is a word of its own; other letters are another word.
     assert token_conflict(form("Air Canada", "organization"), form("Airline Canada"))
+    assert token_conflict(form("The Harbour", "place"), form("Tashen Harbour", "place"))
     assert token_conflict(form("MS Word", "product"), form("Macro Word", "product"))
     assert token_conflict(form("MS Word", "product"), form("Microsoft Excel", "product"))
     # People's names are not contracted.
