@@ -419,6 +419,16 @@ def _acronyms(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def letters_in_order(letters: str, word: str) -> bool:
+    """True when every letter of ``letters`` appears in ``word``, in that order ("ms", "microsoft").
+
+    What shortened forms of a word have in common: a contraction ("Dept"), a clipped nickname
+    ("Liz" of "Elizabeth"), an abbreviation.
+    """
+    remaining = iter(word)
+    return all(ch in remaining for ch in letters)
+
+
 class NameKeys(msgspec.Struct, frozen=True):
     """What the store indexes for one name claim, so that candidate lookups stay index-only.
 

@@ -12,10 +12,11 @@ merge a pair a guard rejects. Each returns a short reason string for the evidenc
 - **Tokens** (``token_conflict``): every word of the shorter name needs its own counterpart in the
   longer one: equal (accent-insensitive), an initial ("J." ↔ "John"), or, outside person names,
   a one-letter typo in a word of five letters or more, a run of words written as initials
-  ("BH" ↔ "Blue Harbor") or a contraction of one word ("MS" ↔ "Microsoft"). John Smith ≠ Jane Smith, while "Sarah" ~
-  "Sarah Chen" and "J. Smith" ~ "John Smith". Words are compared whole, so a short name inside a
-  longer unrelated one is no match (Iran ≠ Tigran). A single word that is the acronym of the
-  other name is compatible ("UW" ~ "University of Washington").
+  ("BH" ↔ "Blue Harbor") or a contraction of one word ("MS" ↔ "Microsoft"). John Smith ≠
+  Jane Smith, while "Sarah" ~ "Sarah Chen" and "J. Smith" ~ "John Smith". Words are compared
+  whole, so a short name inside a longer unrelated one is no match (Iran ≠ Tigran). A single
+  word that is the acronym of the other name is compatible ("UW" ~ "University of
+  Washington").
 - A pair of names that the text itself states to be aliases skips the token guard (nothing in
   "Robert, also known as Bob" aligns), but never the type and number guards.
 """
@@ -29,7 +30,7 @@ from collections.abc import Callable
 import msgspec
 from rapidfuzz.distance import Levenshtein
 
-from app.domain.names import NAME_FUNCTION_WORDS, NameForm
+from app.domain.names import NAME_FUNCTION_WORDS, NameForm, letters_in_order
 
 # Type classes that may name the same thing although they differ: a named software project is
 # often typed "product" by one extractor and "project" by another.
@@ -172,8 +173,8 @@ def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
 
     A contraction starts with the word's first letter, keeps the rest of its letters in order,
     and is neither the word's beginning nor a small word of names: "air" of "airline" and
-    "the" are words of their own, "ms" of "microsoft" is not. Only words of ``other`` that ``words`` lacks count. Returns the words
-    and how many were contractions.
+    "the" are words of their own, "ms" of "microsoft" is not. Only words of ``other`` that
+    ``words`` lacks count. Returns the words and how many were contractions.
     """
     low, high = CONTRACTION_LETTERS
     if not any(low <= len(word) <= high for word in words):
@@ -182,20 +183,19 @@ def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
     out: list[str] = []
     cut = 0
     for word in words:
-        full = next(
-            (
-                t
-                for t in targets
-                if low <= len(word) <= high
-                and word.isalpha()
-                and word not in NAME_FUNCTION_WORDS
-                and len(t) >= len(word) + CONTRACTION_DROPS
-                and t[0] == word[0]
-                and not t.startswith(word)
-                and _in_order(word, t)
-            ),
-            None,
-        )
+        full = None
+        if low <= len(word) <= high and word.isalpha() and word not in NAME_FUNCTION_WORDS:
+            full = next(
+                (
+                    t
+                    for t in targets
+                    if len(t) >= len(word) + CONTRACTION_DROPS
+                    and t[0] == word[0]
+                    and not t.startswith(word)
+                    and letters_in_order(word, t)
+                ),
+                None,
+            )
         if full is None:
             out.append(word)
         else:
@@ -203,11 +203,6 @@ def _contracted(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[tuple[s
             targets.remove(full)
             cut += 1
     return tuple(out), cut
-
-
-def _in_order(letters: str, word: str) -> bool:
-    remaining = iter(word)
-    return all(ch in remaining for ch in letters)
 
 
 def _joined(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:

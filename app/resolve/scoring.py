@@ -170,7 +170,7 @@ def _single_person_word(a: NameForm, b: NameForm) -> bool:
     """A person pair whose agreement rests on one word ("Alex" ~ "Alex Kim", "Alex" ~ "Alex").
 
     A hyphenated compound is one word of a person's name: "Prof. Halvorsen-Mbeki" is a title
-    and a surname, as "Dr. Haverkamp" is, and "Jean-Luc" alone a bare given name.
+    and a surname, as "Dr. Weber" is, and "Jean-Luc" alone a bare given name.
     """
     if "person" not in (a.type_class, b.type_class):
         return False

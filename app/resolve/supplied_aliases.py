@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.names import letters_in_order
 
 _INTRO = pattern((*BRACKET_WORDS, *CJK_WORDS))
 _BRACKET = re.compile(
@@ -74,27 +75,15 @@ def _clips(alias: str, name: str) -> bool:
         return False
     short = alias.casefold()
     return any(
-        len(word) > len(short) and _in_order(short, word)
+        len(word) > len(short) and letters_in_order(short, word)
         for word in re.split(r"[\s-]+", name.casefold())
     )
 
 
-def _in_order(letters: str, word: str) -> bool:
-    remaining = iter(word)
-    return all(ch in remaining for ch in letters)
-
-
 def _abbreviates(alias: str, name: str) -> bool:
     """True when the alias's letters and digits appear in the name in order, from its first."""
-    short = [ch for ch in alias.casefold() if ch.isalnum()]
-    full = [ch for ch in name.casefold() if ch.isalnum()]
+    short = "".join(ch for ch in alias.casefold() if ch.isalnum())
+    full = "".join(ch for ch in name.casefold() if ch.isalnum())
     if not short or not full or short[0] != full[0] or len(short) >= len(full):
         return False
-    position = 0
-    for ch in short:
-        while position < len(full) and full[position] != ch:
-            position += 1
-        if position == len(full):
-            return False
-        position += 1
-    return True
+    return letters_in_order(short, full)
