@@ -95,33 +95,37 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     if found is None and "person" not in (a.type_class, b.type_class):
         # "VS Code" and "Visual Studio Code": a word of one is the initials of a run of the
         # other's words, and the rest align. Not for people ("JR" is not read as two names).
-        (short_a, runs_a), (short_b, runs_b) = (
-            _initialled(a.words, b.words),
-            _initialled(b.words, a.words),
-        )
-        runs = runs_a + runs_b
-        if runs:
-            found = _align(short_a, short_b, typos)
-            if found is not None:
-                found = msgspec.structs.replace(
-                    found, exact=found.exact - runs, initials=found.initials + runs
-                )
+        found = _rewritten_alignment(_initialled, a.words, b.words, typos)
         if found is None:
             # "MS Word" and "Microsoft Word": a word of one is a contraction of a word of the
             # other, and the rest align.
-            (short_a, cut_a), (short_b, cut_b) = (
-                _contracted(a.words, b.words),
-                _contracted(b.words, a.words),
-            )
-            if cut_a + cut_b:
-                found = _align(short_a, short_b, typos)
-                if found is not None:
-                    found = msgspec.structs.replace(
-                        found,
-                        exact=found.exact - cut_a - cut_b,
-                        initials=found.initials + cut_a + cut_b,
-                    )
+            found = _rewritten_alignment(_contracted, a.words, b.words, typos)
     return found
+
+
+def _rewritten_alignment(
+    rewrite: Callable[[tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], int]],
+    a: tuple[str, ...],
+    b: tuple[str, ...],
+    typos: bool,
+) -> WordAlignment | None:
+    """The alignment of two names once ``rewrite`` wrote each in the other's form, or None.
+
+    ``rewrite(words, other)`` gives ``words`` written as ``other`` writes them (a run of words
+    as the initials ``other`` has, a contraction as the word ``other`` has) and how many it
+    rewrote; each rewrite counts as an initial, not an exact word. None when nothing was
+    rewritten or the result does not align.
+    """
+    (words_a, count_a), (words_b, count_b) = rewrite(a, b), rewrite(b, a)
+    count = count_a + count_b
+    if not count:
+        return None
+    found = _align(words_a, words_b, typos)
+    if found is None:
+        return None
+    return msgspec.structs.replace(
+        found, exact=found.exact - count, initials=found.initials + count
+    )
 
 
 # The longest run of words read as one word's initials ("VS" of "Visual Studio").

@@ -76,6 +76,15 @@ def retained(facts: list[FactInput]) -> set[frozenset[str]]:
     return partition(bank)
 
 
+def assert_joins_its_only_holder(long_form: FactInput, short: FactInput, rival: FactInput) -> None:
+    """``short`` joins ``long_form`` in either order, and with ``rival`` in sight joins no one."""
+    long_slot = f"{long_form.memory_id}:{long_form.mentions[0].text}"
+    short_slot = f"{short.memory_id}:{short.mentions[0].text}"
+    one = {frozenset({long_slot, short_slot})}
+    assert retained([long_form, short]) == one == retained([short, long_form])
+    assert frozenset({short_slot}) in retained([long_form, short, rival])
+
+
 def test_settled_identities_do_not_depend_on_arrival_order():
     ordered = sorted(FACTS, key=lambda f: f.at)
     forward, reverse, shuffled = (
@@ -268,14 +277,12 @@ def test_an_acronym_joins_the_only_thing_it_stands_for_and_no_one_of_two() -> No
         ("Kestrel Valley Medical Center", "organization"),
     )
     acronym = fact(4, "KVMC sent the results.", ("KVMC", "organization"))
-    one = {frozenset({"m001:Kestrel Valley Medical Center", "m004:KVMC"})}
-    assert retained([long_form, acronym]) == one == retained([acronym, long_form])
     rival = fact(
         7,
         "Kings View Medical Center opened a clinic.",
         ("Kings View Medical Center", "organization"),
     )
-    assert frozenset({"m004:KVMC"}) in retained([long_form, acronym, rival])
+    assert_joins_its_only_holder(long_form, acronym, rival)
 
 
 def test_a_title_and_a_hyphenated_surname_join_its_only_holder_and_no_one_of_two() -> None:
@@ -283,10 +290,8 @@ def test_a_title_and_a_hyphenated_surname_join_its_only_holder_and_no_one_of_two
         1, "Ingrid Halvorsen-Mbeki runs the print studio.", ("Ingrid Halvorsen-Mbeki", "person")
     )
     titled = fact(30, "Dr. Halvorsen-Mbeki reviewed the grant.", ("Dr. Halvorsen-Mbeki", "person"))
-    one = {frozenset({"m001:Ingrid Halvorsen-Mbeki", "m030:Dr. Halvorsen-Mbeki"})}
-    assert retained([full, titled]) == one == retained([titled, full])
     rival = fact(9, "Piet Halvorsen-Mbeki sells the paper.", ("Piet Halvorsen-Mbeki", "person"))
-    assert frozenset({"m030:Dr. Halvorsen-Mbeki"}) in retained([full, titled, rival])
+    assert_joins_its_only_holder(full, titled, rival)
 
 
 def test_a_nickname_stated_in_brackets_after_a_full_name_is_a_name_of_that_person() -> None:
@@ -314,7 +319,5 @@ def test_a_contracted_word_joins_the_only_thing_it_can_shorten_and_no_one_of_two
         1, "We bought Mastodon Calendar for the team.", ("Mastodon Calendar", "product")
     )
     short = fact(20, "MS Calendar lost the calendar again.", ("MS Calendar", "product"))
-    one = {frozenset({"m001:Mastodon Calendar", "m020:MS Calendar"})}
-    assert retained([long_form, short]) == one == retained([short, long_form])
     rival = fact(9, "Moonstone Calendar shipped an update.", ("Moonstone Calendar", "product"))
-    assert frozenset({"m020:MS Calendar"}) in retained([long_form, short, rival])
+    assert_joins_its_only_holder(long_form, short, rival)
