@@ -36,6 +36,8 @@ class FactInput(msgspec.Struct, frozen=True, kw_only=True):
     at: datetime
     content: str = ""
     memory_id: str | None = None
+    # Mentions a settle decides in a later pass, read for the others' qualifiers only.
+    later: tuple[Mention, ...] = ()
 
 
 def names_to_load(facts: Sequence[FactInput]) -> list[tuple[str, str | None]]:
@@ -108,6 +110,7 @@ def resolve_one(
             content=fact.content,
             bank_entities=ws.bank_entities,
             given=tuple(fact.mentions[i] for i in sorted(fixed)),
+            later=fact.later,
         ),
         candidates,
         ws.policy,

@@ -159,7 +159,7 @@ def _groups(
     clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
     # Read with the given mentions too, then kept for the live ones: what follows a name
     # must not depend on which of the fact's mentions are decided here.
-    read = [*(mentions[i] for i in live), *fact.given]
+    read = [*(mentions[i] for i in live), *fact.given, *fact.later]
     said = qualifiers_in(fact.content, [m.text for m in read], [m.type for m in read])
     groups: list[_Group] = []
     for cluster in _split_kinds(clusters, kinds):

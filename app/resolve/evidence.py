@@ -201,16 +201,39 @@ def screen_names(subject: Subject, views: Iterable[CandidateView]) -> dict[str, 
 
 
 def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
-    """Rules 2-4 (types, exact-only, name guards) for a non-label pair; None: they pass."""
+    """Rules 2-4 (types, exact-only, name guards, qualifiers) for a non-label pair; None: pass."""
     c = cand.candidate
+    reason = _name_and_type_conflict(subject, cand) or qualifier_conflict(
+        subject.qualifiers, c.qualifiers
+    )
+    return None if reason is None else Rejection(c.entity_id, reason)
+
+
+def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None:
     reason = None if subject.type_guessed else type_conflict(subject.type_class, cand.type_class)
     if reason is not None:
-        return Rejection(c.entity_id, reason)
+        return reason
     keys = {f.key for f in cand.forms}
     if subject.exact_only and not any(f.key in keys for f in subject.names):
-        return Rejection(c.entity_id, "resolve_entities is false: exact name only")
-    reason = _names_conflict(subject, cand) or qualifier_conflict(subject.qualifiers, c.qualifiers)
-    return None if reason is None else Rejection(c.entity_id, reason)
+        return "resolve_entities is false: exact name only"
+    return _names_conflict(subject, cand)
+
+
+def _holds_the_name(subject: Subject, cand: CandidateView, screen: NameScreen | None) -> bool:
+    """Whether the candidate may bear the subject's name: admitted, or apart by qualifiers only.
+
+    A namesake that a qualifier rules out is still a holder of the name: "Dr. Novak at
+    Hillside" is not the Dr. Novak known from the ICU, and that does not make it the other
+    Dr. Novak, of whom nothing fits either.
+    """
+    if cand.candidate.is_label or subject.is_label:
+        return False
+    if admit(subject, cand, screen) is None:
+        return True
+    return (
+        cand.candidate.entity_id not in subject.exclude
+        and _name_and_type_conflict(subject, cand) is None
+    )
 
 
 def may_relate(
@@ -260,7 +283,8 @@ def score_candidate(
         return Rejection(c.entity_id, "no name relation")
     shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
     context = context_overlap(shared_mass, subject.context_mass, cand.mass, policy)
-    if shared_qualifiers(subject.qualifiers, c.qualifiers):
+    qualified = bool(shared_qualifiers(subject.qualifiers, c.qualifiers))
+    if qualified:
         # "Sofia from Harrow" for the Sofia known from Harrow: said outright, full context.
         context = max(context, policy.qualifier_support)
     established = False
@@ -302,6 +326,7 @@ def score_candidate(
         context=round(context, 4),
         shared=shared_ids,
         siblings=sibling_ids,
+        qualified=qualified,
         recency=round(rec, 4),
         familiarity=round(fam, 4),
         score=score,
@@ -476,14 +501,8 @@ def rank(
     ``screen``: rules 2-4 already applied to every candidate (``screen_names``).
     """
     views = list(candidates)
-    admitted = [
-        v
-        for v in views
-        if not (subject.is_label or v.candidate.is_label) and admit(subject, v, screen) is None
-    ]
-    unique = not any(
-        views_conflict(a, b) for i, a in enumerate(admitted) for b in admitted[i + 1 :]
-    )
+    holders = [v for v in views if _holds_the_name(subject, v, screen)]
+    unique = not any(views_conflict(a, b) for i, a in enumerate(holders) for b in holders[i + 1 :])
     ranked: list[Evidence] = []
     rejected: list[Rejection] = []
     for cand in views:
@@ -500,6 +519,25 @@ def _is_tie(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
     return round(best.score - rival.score, policy.score_decimals) < policy.tie_margin
 
 
+def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
+    """Whether what the mention says fails to tell the best candidate from a rival.
+
+    Evidence that separates them is something the best has and the rival lacks: a better
+    name, a qualifier that fits it alone, or company of its own that raises its context by
+    the margin. Company both share does not separate them, however the overlap is scaled by
+    each one's other company; salience (recent, familiar) is a prior, not evidence about
+    this mention: it picks the likelier of two candidates that may be one thing, never one
+    of two namesakes.
+    """
+    if round(best.name.score - rival.name.score, policy.score_decimals) >= policy.tie_margin:
+        return False
+    if best.qualified and not rival.qualified:
+        return False
+    own = {*best.shared, *best.siblings} - {*rival.shared, *rival.siblings}
+    gap = round(best.context - rival.context, policy.score_decimals)
+    return not (own and gap >= policy.tie_margin)
+
+
 def rivals(
     ranked: Sequence[Evidence], views: Mapping[str, CandidateView], policy: ResolutionPolicy
 ) -> list[Evidence]:
@@ -510,7 +548,8 @@ def rivals(
     (re-evaluation will look at the pair). Near-equal candidates whose names conflict
     ("Alex Kim" and "Alex Moreno" for a bare "Alex") are namesakes: a tie.
     """
-    close = [e for e in ranked[1:] if _is_tie(ranked[0], e, policy)]
+    best = ranked[0]
+    close = [e for e in ranked[1:] if _is_tie(best, e, policy) or _same_evidence(best, e, policy)]
     if not close:
         return []
     group = [ranked[0], *close]
@@ -527,8 +566,10 @@ def views_conflict(a: CandidateView, b: CandidateView) -> bool:
         return True
     if b.candidate.entity_id in a.candidate.decided_apart:
         return True
-    return _maximal_conflict(a.maximal, a.stated, b) is not None or bool(
-        type_conflict(a.type_class, b.type_class)
+    return (
+        _maximal_conflict(a.maximal, a.stated, b) is not None
+        or bool(type_conflict(a.type_class, b.type_class))
+        or qualifier_conflict(a.candidate.qualifiers, b.candidate.qualifiers) is not None
     )
 
 
@@ -549,6 +590,12 @@ def classify(
     best = ranked[0]
     close = rivals(ranked, views, policy)
     if best.score >= policy.merge_threshold or subject.exact_only:
+        if not close and _unsupported_among_namesakes(subject, best, rejected, views, policy):
+            return CreateAndReview(
+                reason="a namesake ruled out by qualifiers, nothing for this one",
+                subject=_summary(subject),
+                evidence=(best,),
+            )
         if not close:
             return Merge(entity_id=best.entity_id, score=best.score, evidence=best)
         return CreateAndReview(
@@ -559,6 +606,30 @@ def classify(
             reason="grey zone", subject=_summary(subject), evidence=(best, *close)
         )
     return Create(reason="below review threshold", rejected=tuple(rejected))
+
+
+def _unsupported_among_namesakes(
+    subject: Subject,
+    best: Evidence,
+    rejected: Sequence[Rejection],
+    views: Mapping[str, CandidateView],
+    policy: ResolutionPolicy,
+) -> bool:
+    """Whether ``best`` is left only because a qualifier ruled out a namesake of it.
+
+    "Dr. Novak at Hillside" with one Dr. Novak known from the ICU and another known with
+    nothing said: the qualifier tells the mention from the first, and nothing tells it for the
+    second. Without a qualifier that fits it or company of its own, joining it is a guess.
+    """
+    if best.qualified or ((best.shared or best.siblings) and best.context >= policy.tie_margin):
+        return False
+    ours = views[best.entity_id]
+    return any(
+        _holds_the_name(subject, views[r.entity_id], None)
+        and views_conflict(ours, views[r.entity_id])
+        for r in rejected
+        if r.entity_id in views
+    )
 
 
 def _summary(subject: Subject) -> SubjectSummary:

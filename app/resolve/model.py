@@ -98,6 +98,10 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     # from 星河物流" states its qualifier through the mention after "from", whichever entities
     # the block holds.
     given: tuple[Mention, ...] = ()
+    # Mentions of the fact that a settle decides in a later pass: neither decided here nor
+    # context, but read for the qualifiers of the others ("Cedar & Vine from Tacoma" states a
+    # place when "Tacoma" is a place, whichever pass decides it).
+    later: tuple[Mention, ...] = ()
 
 
 NameKind = Literal[
@@ -130,6 +134,8 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     shared: tuple[str, ...]
     # Neighbours of the candidate that are siblings (same series) of the subject's context.
     siblings: tuple[str, ...] = ()
+    # A qualifier stated with the mention fits one of the candidate's (full context).
+    qualified: bool = False
     recency: float
     familiarity: float
     # Weighted sum, rounded to ``ResolutionPolicy.score_decimals``.

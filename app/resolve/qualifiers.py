@@ -46,8 +46,16 @@ _CAPITALISED = re.compile(r"(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&
 _ROLE = re.compile(r"\s*,\s*(?:the|their|our|my|his|her)\s+(?P<role>[a-z]+(?:[ -][a-z]+)?)\s*[,;.]")
 # An appositive or relative clause of lower-case words closed by punctuation: ", chair of the
 # parents' committee,", ", who runs the bike shop on the corner,".
+# Names and numbers inside it are words of the description (", the ICU anaesthetist,", ", the
+# charge nurse on Ward 12,", ", who leads the Sunday walks,").
 _APPOSITIVE = re.compile(
-    r"\s*,\s*(?P<who>who\s+)?(?P<body>[a-z][a-z'’-]*(?:\s+[a-z][a-z'’-]*){0,7})\s*[,;.]"
+    r"\s*,\s*(?P<who>who\s+)?(?P<body>[a-z][a-z'’-]*(?:\s+\w[\w'’-]*){0,11})\s*[,;.]"
+)
+# A role put before the name, closed by a comma right before it ("The ward pharmacist, Rosa
+# Delgado, ...", "saw her GP, Dr. Novak"): matched against the text before the mention.
+_ROLE_BEFORE = re.compile(
+    r"(?:^|(?<=[.!?;:]\s)|(?<=\s))(?P<lead>\S+\s+)?(?P<det>[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
+    r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})\s*,\s*$"
 )
 _WORD = re.compile(r"\s*(?P<word>[A-Za-z][\w'’-]*|[^\w\s]|\d\S*)")
 # Locative adverbs that describe a person by where they live or sit, right after the name.
@@ -174,11 +182,15 @@ def qualifiers_in(
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
         for match in re.finditer(re.escape(surface), content) if surface else ():
+            person = type_class(types[i]) == "person"
             q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
-            if q is None and type_class(types[i]) == "person":
+            if q is None and person:
                 q = _described(content, match.start(), match.end())
             if q is not None:
                 found[q] = None
+            before = _role_before(content, match.start()) if person else None
+            if before is not None:
+                found[before] = None
         out.append(tuple(found))
     return out
 
@@ -233,6 +245,21 @@ def _opens_clause(content: str, start: int) -> bool:
     return _CLAUSE_START.search(content, 0, start) is not None
 
 
+def _role_before(content: str, start: int) -> Qualifier | None:
+    """A role stated right before a person's name ("The ward pharmacist, Rosa Delgado").
+
+    Not after a preposition: "After lunch with the team, Rosa ..." opens the sentence with
+    where or when, not with who Rosa is.
+    """
+    m = _ROLE_BEFORE.search(content, max(0, start - 80), start)
+    if m is None:
+        return None
+    lead = (m["lead"] or "").strip().casefold()
+    if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
+        return None
+    return _description("role", m["role"])
+
+
 def _described(content: str, start: int, end: int) -> Qualifier | None:
     """A lower-case phrase right after a person's name that says how they are known."""
     where = _LOCATIVE.match(content, end)
@@ -244,6 +271,10 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
         if not apposition["who"] and words[0] not in _DETERMINERS and "of" not in words:
             # ", then left", ", though, ...": a new clause, not a noun phrase. A bare noun
             # appositive names a position in something (", chair of the committee,").
+            return None
+        if apposition["who"] and _is_past(words[0]):
+            # ", who signed her fit for the walk,": something the person did once, not who
+            # they are (", who runs the bike shop,").
             return None
         return _description("description" if apposition["who"] else "role", apposition["body"])
     prep = _PREP.match(content, end)
@@ -281,9 +312,13 @@ def _phrase(content: str, pos: int) -> str | None:
     return " ".join(words) or None
 
 
+def _is_past(word: str) -> bool:
+    return word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
+
+
 def _is_verb(word: str, after: str) -> bool:
     """Whether ``word``, inside a phrase after a subject's name, is the clause's verb."""
-    if word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4):
+    if _is_past(word):
         return True
     if not after:
         return False

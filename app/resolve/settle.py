@@ -7,8 +7,9 @@ that share a name key or a candidate channel with its mentions) to ``replay``: e
 that mentions a *free* entity of the block is resolved again, on an empty working set that
 holds only the *anchored* entities (those the settle must not rework: hubs, entities too large
 to replay, entities a person merged, split or told apart, vocabulary values), in a canonical
-order: full names first, then the short forms (``short_forms``), each in event time, then
-text (``fact_order``). The result is a function of the facts, not of their arrival.
+order: full names first, then the short forms (``short_forms``), then the plain mentions of a
+full name that namesakes share (``unqualified_namesakes``), each pass in event time, then text
+(``fact_order``). The result is a function of the facts, not of their arrival.
 ``plan`` turns the difference between where each mention is and where the replay put it into
 splits and merges, which the store applies through the audited repair machinery (``by:
 "settle"``, revertible like any other record).
@@ -30,6 +31,8 @@ from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.batch import FactInput, resolve_one
 from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
+from app.resolve.qualifiers import Qualifier, qualifiers_in
+from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
@@ -136,6 +139,36 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     return out
 
 
+def unqualified_namesakes(facts: Sequence[SettleFact]) -> set[tuple[str, int]]:
+    """(memory id, index) of the mentions a replay decides last: namesakes' plain full names.
+
+    A full name stated with qualifiers that cannot hold for one person ("Daniel Okafor from
+    the choir", "Daniel Okafor, who runs the bike shop,") is held by two. A mention of it with
+    no qualifier is then what a bare given name is: decided after the qualified mentions, it
+    sees every holder with all its company, and joins one only when the evidence separates
+    them. Decided in time order among them, it would join whichever holder's company happened
+    to come first.
+    """
+    stated: defaultdict[tuple[str, str], set[tuple[Qualifier, ...]]] = defaultdict(set)
+    plain: defaultdict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    for fact in facts:
+        said = qualifiers_in(
+            fact.content, [m.text for m in fact.mentions], [m.type for m in fact.mentions]
+        )
+        for i, m in enumerate(fact.mentions):
+            name = (name_key(m.text), type_class(m.type))
+            if said[i]:
+                stated[name].add(said[i])
+            else:
+                plain[name].append((fact.memory_id, i))
+    out: set[tuple[str, int]] = set()
+    for name, mentions in plain.items():
+        held = sorted(stated.get(name, ()))
+        if any(qualifier_conflict(a, b) for a, b in itertools.combinations(held, 2)):
+            out.update(mentions)
+    return out
+
+
 def _shortens(short: NameForm, long_: NameForm) -> bool:
     if type_conflict(short.type_class, long_.type_class):
         return False
@@ -154,11 +187,13 @@ def replay(
 ) -> Replay:
     """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
 
-    Two passes over the facts in time order: first every name of two words or more, then the
-    short names ("Tobias", "Dr. Haverkamp"), with the rest of their fact resolved. A short
-    name is the one a first pass guesses at: decided after the full names, it sees every
-    holder of the name the block knows, with all their company, and joins one only when the
-    evidence separates them (otherwise a new entity and a review).
+    Three passes over the facts in time order: first every name of two words or more, then
+    the short names ("Tobias", "Dr. Haverkamp"), with the rest of their fact resolved, then
+    the plain mentions of a full name two namesakes hold. Those are the names a first pass
+    guesses at: decided after the rest, each sees every holder of its name the block knows,
+    with all their company, and joins one only when the evidence separates them (otherwise a
+    new entity and a review). A later pass's mentions are read, not decided, in an earlier
+    one: "from Tacoma" states a place whichever pass decides "Tacoma".
 
     ``facts`` must hold every stored fact that mentions a free entity. ``anchored`` are loaded
     as they are stored (candidates, fixed); mentions of any entity that is not free stay
@@ -181,46 +216,45 @@ def replay(
         for f in ordered
     }
     short = short_forms(facts)
+    unqualified = unqualified_namesakes(facts)
     raw: dict[tuple[str, str], str] = {}
-    for short_pass in (False, True):
+
+    def stage(fact: SettleFact, i: int) -> int:
+        if (fact.memory_id, i) in unqualified:
+            return 2
+        return 1 if (fact.mentions[i].text, fact.mentions[i].type) in short else 0
+
+    for current in range(3):
         for fact in ordered:
-            todo = [
-                i
-                for i in moving[fact.memory_id]
-                if ((fact.mentions[i].text, fact.mentions[i].type) in short) == short_pass
-            ]
+            todo = [i for i in moving[fact.memory_id] if stage(fact, i) == current]
             if not todo:
                 continue
-            # Names of this pass are decided; the others stay where the first pass put them,
-            # and the short ones wait for the second pass (left out of the first).
+            # Names of this pass are decided; the others stay where an earlier pass or the
+            # store put them, and those of later passes wait (left out, but read).
             keep = [
                 i
                 for i, m in enumerate(fact.mentions)
                 if i in todo
                 or i not in moving[fact.memory_id]
-                or (short_pass and (fact.memory_id, m.entity_id) in raw)
+                or (current > 0 and (fact.memory_id, m.entity_id) in raw)
             ]
             fixed: dict[int, str] = {}
-            mentions: list[Mention] = []
             for position, i in enumerate(keep):
-                m = fact.mentions[i]
                 if i not in todo:
+                    m = fact.mentions[i]
                     fixed[position] = ws.final(raw.get((fact.memory_id, m.entity_id), m.entity_id))
-                mentions.append(
-                    Mention(
-                        text=m.text,
-                        type=m.type,
-                        aliases=aliases_stated_for(fact.content, m.text),
-                        type_guessed=m.type_guessed,
-                    )
-                )
             assigned = resolve_one(
                 ws,
                 FactInput(
-                    mentions=tuple(mentions),
+                    mentions=tuple(_mention(fact, i) for i in keep),
                     at=fact.at,
                     content=fact.content,
                     memory_id=fact.memory_id,
+                    later=tuple(
+                        _mention(fact, i)
+                        for i in moving[fact.memory_id]
+                        if stage(fact, i) > current
+                    ),
                 ),
                 fixed,
             )
@@ -229,6 +263,16 @@ def replay(
                     raw.setdefault((fact.memory_id, fact.mentions[i].entity_id), assigned[position])
     targets = {slot: ws.final(eid) for slot, eid in raw.items()}
     return Replay(targets=targets, reviews=tuple(ws.reviews))
+
+
+def _mention(fact: SettleFact, i: int) -> Mention:
+    m = fact.mentions[i]
+    return Mention(
+        text=m.text,
+        type=m.type,
+        aliases=aliases_stated_for(fact.content, m.text),
+        type_guessed=m.type_guessed,
+    )
 
 
 def _copy(entity: WorkingEntity) -> WorkingEntity:

@@ -317,3 +317,58 @@ def test_expand_builds_only_name_compatible_candidates_and_decides_the_same():
     merged = group_of(lazy, 0).decision
     assert isinstance(merged, Merge)
     assert (merged.entity_id, merged.evidence.shared) == ("alex", ("sarah",))
+
+
+def test_a_more_familiar_namesake_is_no_evidence_for_a_plain_full_name() -> None:
+    # Two people called Daniel Osei, told apart by what was said next to the name; the one
+    # named more often, and more recently, used to take a mention that says nothing.
+    potter = msgspec.structs.replace(
+        cand("potter", "Daniel Osei", days_ago=2, n=6),
+        qualifiers=(Qualifier("description", "pottery studio", "pottery studio"),),
+    )
+    doctor = msgspec.structs.replace(
+        cand("doctor", "Daniel Osei", days_ago=40, n=1),
+        qualifiers=(Qualifier("role", "anaesthetist", "anaesthetist"),),
+    )
+    decision = one(Mention(text="Daniel Osei", type="person"), potter, doctor)
+    assert isinstance(decision, CreateAndReview)
+    assert {e.entity_id for e in decision.evidence} == {"potter", "doctor"}
+    said = resolve_fact(
+        fact(
+            Mention(text="Daniel Osei", type="person"),
+            content="Daniel Osei, the anaesthetist, came by.",
+        ),
+        [(potter, doctor)],
+    )
+    chosen = group_of(said, 0).decision
+    assert isinstance(chosen, Merge)
+    assert chosen.entity_id == "doctor"
+
+
+def test_a_namesake_ruled_out_by_a_qualifier_does_not_hand_the_mention_to_the_other() -> None:
+    ivana = cand("ivana", "Dr. Ivana Novak", days_ago=1, n=5)
+    peter = msgspec.structs.replace(
+        cand("peter", "Dr. Peter Novak", days_ago=30, n=2),
+        qualifiers=(Qualifier("organization", "riverside general", "Riverside General"),),
+    )
+    said = resolve_fact(
+        fact(
+            Mention(text="Dr. Novak", type="person"),
+            Mention(text="Hillside Surgery", type="organization"),
+            content="Dr. Novak at Hillside Surgery referred her to physio.",
+        ),
+        [(ivana, peter), ()],
+    )
+    decision = group_of(said, 0).decision
+    assert isinstance(decision, CreateAndReview)
+    assert [e.entity_id for e in decision.evidence] == ["ivana"]
+    # With no namesake in sight the same mention joins its only holder, as before.
+    alone = resolve_fact(
+        fact(
+            Mention(text="Dr. Novak", type="person"),
+            Mention(text="Hillside Surgery", type="organization"),
+            content="Dr. Novak at Hillside Surgery referred her to physio.",
+        ),
+        [(ivana,), ()],
+    )
+    assert isinstance(group_of(alone, 0).decision, Merge)

@@ -133,3 +133,27 @@ def test_places_are_not_compared_with_descriptions() -> None:
     place = Qualifier("place", "leeds", "Leeds")
     neighbour = Qualifier("description", "next door", "next door")
     assert conflict([place], [neighbour]) is None
+
+
+def test_names_and_numbers_inside_an_appositive_are_words_of_it() -> None:
+    [a] = _said("Ivana Novak, the ICU consultant, asked.", ("Ivana Novak", "person"))
+    assert _keys(a) == [("role", "icu consultant")]
+    [b] = _said("Farah Qureshi, the charge nurse on Ward 12, called.", ("Farah Qureshi", "person"))
+    assert _keys(b) == [("role", "charge nurse ward 12")]
+
+
+def test_a_relative_clause_in_the_past_is_an_event_not_who_someone_is() -> None:
+    [a] = _said("It went to Peter Novak, who signed her fit to walk.", ("Peter Novak", "person"))
+    assert a == ()
+    [b] = _said("Peter Novak, who runs the surgery, called.", ("Peter Novak", "person"))
+    assert _keys(b) == [("description", "surgery")]
+
+
+def test_a_role_put_before_the_name_describes_the_person() -> None:
+    [a] = _said("The ward pharmacist, Rosa Delgado, caught it.", ("Rosa Delgado", "person"))
+    assert _keys(a) == [("role", "ward pharmacist")]
+    [b] = _said("She saw her GP, Peter Novak, today.", ("Peter Novak", "person"))
+    assert _keys(b) == [("role", "gp")]
+    # A phrase after a preposition says where or when, not who.
+    [c] = _said("After lunch with the team, Rosa Delgado left.", ("Rosa Delgado", "person"))
+    assert c == ()

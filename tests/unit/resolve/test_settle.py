@@ -321,3 +321,69 @@ def test_a_contracted_word_joins_the_only_thing_it_can_shorten_and_no_one_of_two
     short = fact(20, "MS Calendar lost the calendar again.", ("MS Calendar", "product"))
     rival = fact(9, "Moonstone Calendar shipped an update.", ("Moonstone Calendar", "product"))
     assert_joins_its_only_holder(long_form, short, rival)
+
+
+def test_a_plain_full_name_of_two_namesakes_joins_neither_when_their_company_is_the_same() -> None:
+    # Two people share a full name and are told apart by what is said next to it. A mention
+    # with nothing next to it, beside someone both of them know, is not evidence for either:
+    # decided in time order it joined whichever had met that someone first.
+    facts = [
+        fact(
+            1,
+            "Daniel Okafor from the choir asked Priya to play at the concert.",
+            ("Daniel Okafor", "person"),
+            ("Priya", "person"),
+        ),
+        fact(
+            2,
+            "Daniel Okafor, who runs the bike shop, trued the wheel.",
+            ("Daniel Okafor", "person"),
+        ),
+        fact(
+            20,
+            "Priya bought a bell from Daniel Okafor at the bike shop.",
+            ("Priya", "person"),
+            ("Daniel Okafor", "person"),
+        ),
+        fact(
+            50,
+            "Daniel Okafor, the bike mechanic, sold Priya a helmet.",
+            ("Daniel Okafor", "person"),
+            ("Priya", "person"),
+        ),
+        fact(60, "Daniel Okafor from the choir picked the anthem.", ("Daniel Okafor", "person")),
+    ]
+    for order in (facts, facts[::-1]):
+        identities = retained(order)
+        assert frozenset({"m020:Daniel Okafor"}) in identities
+        assert frozenset({"m001:Daniel Okafor", "m060:Daniel Okafor"}) in identities
+
+
+def test_a_qualifier_named_by_a_mention_decided_in_a_later_pass_still_counts() -> None:
+    # "Tacoma" is a one-word name, decided after the full names; "from Tacoma" still states
+    # a place, not an organisation called Tacoma, so it conflicts with "in Spokane".
+    facts = [
+        fact(
+            1,
+            "Cedar & Vine in Tacoma baked the bread.",
+            ("Cedar & Vine", "organization"),
+            ("Tacoma", "place"),
+        ),
+        fact(
+            2,
+            "Cedar & Vine in Spokane wants a delivery.",
+            ("Cedar & Vine", "organization"),
+            ("Spokane", "place"),
+        ),
+        fact(
+            3,
+            "Cedar & Vine from Tacoma missed the pickup.",
+            ("Cedar & Vine", "organization"),
+            ("Tacoma", "place"),
+        ),
+        fact(4, "Cedar & Vine in Spokane doubled its order.", ("Cedar & Vine", "organization")),
+    ]
+    for order in (facts, facts[::-1]):
+        identities = retained(order)
+        assert frozenset({"m001:Cedar & Vine", "m003:Cedar & Vine"}) in identities
+        assert frozenset({"m002:Cedar & Vine", "m004:Cedar & Vine"}) in identities
