@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.client import MnemoClient
 from app.config import load_settings
 from app.curate.schemas.banks import BankUpdate
-from app.domain.names import name_key
+from app.domain.names import name_key, type_class
 from app.embedded import serve_in_thread
 from app.retain.schemas import EntityHint, RetainItem
 from scripts.bench_support import benchmark_neo4j_auth
@@ -77,12 +77,18 @@ def assign(client: MnemoClient, items: list[dict[str, Any]]) -> tuple[dict[str, 
             memories.append(answer.memory_ids)
         elapsed = time.perf_counter() - started
         for item, memory_ids in zip(items, memories, strict=True):
+            # By surface, and by surface and type where one item names two things alike
+            # ("Florence and I landed in Florence").
             by_surface: dict[str, str] = {}
+            by_typed: dict[tuple[str, str], str] = {}
             for memory_id in memory_ids:
                 for entity in client.get_memory(bank, memory_id)["mentions"]:
-                    by_surface.setdefault(name_key(entity["mention"]), entity["id"])
+                    key = name_key(entity["mention"])
+                    by_surface.setdefault(key, entity["id"])
+                    by_typed.setdefault((key, type_class(entity.get("type"))), entity["id"])
             for index, mention in enumerate(item["mentions"]):
-                entity_id = by_surface.get(name_key(mention["text"]))
+                key = name_key(mention["text"])
+                entity_id = by_typed.get((key, type_class(mention["type"])), by_surface.get(key))
                 if entity_id is not None:
                     assignment[f"{item['id']}#{index}"] = entity_id
     finally:

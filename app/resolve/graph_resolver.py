@@ -33,6 +33,7 @@ from app.resolve.memory_bank import (
     MAX_BLOCK_ENTITIES,
     anchored_by,
     is_anchor,
+    take_within,
 )
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention
@@ -285,23 +286,24 @@ class GraphResolver:
 
         As ``memory_bank.block_of``: each round loads what the last one found and adds the
         entities their names could resolve to and (``COMPANY_HOPS`` rounds) their company,
-        except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` at most.
+        except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` more at most.
         Returns the block and its anchors. An anchor is known by its counts (``anchored_by``)
         and is not loaded here: the block does not grow through it, and a large entity's
         neighbours are most of what a load reads.
         """
         hub = hub_degree(ws.bank_entities, self._policy)
         found = set(touched)
+        bound = len(found) + MAX_BLOCK_ENTITIES
         frontier = set(touched)
         probes = list(names)
         anchors: set[str] = set()
         for hop in range(BLOCK_HOPS):
             anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
-            if len(found) >= MAX_BLOCK_ENTITIES:
+            if len(found) >= bound:
                 # Full: nothing a lookup finds could join, and at scale a full block's last
                 # frontier is the largest lookup of the walk.
                 break
-            new: set[str] = set()
+            company: set[str] = set()
             extra: set[tuple[str, str | None]] = set()
             for i in sorted(frontier - anchors):
                 e = ws.entities.get(i)
@@ -309,14 +311,13 @@ class GraphResolver:
                     continue
                 extra.update((k, e.type) for k in e.names)
                 if hop < COMPANY_HOPS:
-                    new.update(e.neighbours)
+                    company.update(e.neighbours)
             probes = sorted({*probes, *extra}, key=str)
             hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
-            new |= self._mergeable((row for i, row in hits.items() if i not in found), probes)
-            new -= found
+            named = self._mergeable((row for i, row in hits.items() if i not in found), probes)
+            new = take_within(bound - len(found), named - found, company - found)
             if not new:
                 break
-            new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
             found |= new
             frontier, probes = new, []
         else:

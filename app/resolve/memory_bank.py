@@ -80,7 +80,9 @@ def _fullest(names: dict[str, bool]) -> str:
 BLOCK_HOPS = 4
 # Rounds in which a block also takes in company (co-occurring entities), not only names.
 COMPANY_HOPS = 2
-# Entities a block grows to at most; past it, growth stops (what is left out is not replayed).
+# Entities a block adds at most to those its writes touched; past it, growth stops (what is
+# left out is not replayed). Counted beyond the touched ones: a settle that covers many writes
+# (decision 0018) still takes in the holders of their names.
 MAX_BLOCK_ENTITIES = 64
 
 
@@ -102,19 +104,21 @@ def block_of(
     """
     hub = hub_degree(ws.bank_entities, policy)
     found = {ws.final(i) for i in touched if ws.final(i) in ws.entities}
+    bound = len(found) + MAX_BLOCK_ENTITIES
     frontier = set(found)
     probes = set(names)
     for hop in range(BLOCK_HOPS):
-        if len(found) >= MAX_BLOCK_ENTITIES:
+        if len(found) >= bound:
             break
-        new: set[str] = set()
+        company: set[str] = set()
         for i in sorted(frontier):
             e = ws.entities[i]
             if is_anchor(e, hub):
                 continue
             probes.update((k, e.type) for k in e.names)
             if hop < COMPANY_HOPS:
-                new.update(n for n in e.neighbours if n in ws.entities)
+                company.update(n for n in e.neighbours if n in ws.entities)
+        named: set[str] = set()
         for key, entity_type in sorted(probes, key=str):
             for i in ws.lookup(key, entity_type):
                 hit = ws.entities.get(ws.final(i))
@@ -123,14 +127,25 @@ def block_of(
                     and hit.id not in found
                     and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
                 ):
-                    new.add(hit.id)
-        new -= found
+                    named.add(hit.id)
+        new = take_within(bound - len(found), named - found, company - found)
         if not new:
             break
-        new = set(sorted(new)[: MAX_BLOCK_ENTITIES - len(found)])
         found |= new
         frontier, probes = new, set()
     return found
+
+
+def take_within(room: int, named: set[str], company: set[str]) -> set[str]:
+    """At most ``room`` of a round's finds: what the names could be first, then company.
+
+    A full block leaves some out. The entities a name could resolve to decide identities;
+    company only informs them: kept first, every holder of a shared name is replayed, in any
+    arrival order, and the ids (random in the store) choose only among the rest.
+    """
+    taken = sorted(named)[:room]
+    taken += sorted(company - named)[: room - len(taken)]
+    return set(taken)
 
 
 def is_anchor(entity: WorkingEntity, hub: float) -> bool:

@@ -44,17 +44,17 @@ Kind = str  # "place" | "organization" | "role" | "description"
 _PREP = re.compile(r"\s*,?\s*(?P<prep>in|from|at|of)\s+(?:the\s+)?", re.IGNORECASE)
 _CAPITALISED = re.compile(r"(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|of|de|la))*(?<![ .])")
 _ROLE = re.compile(r"\s*,\s*(?:the|their|our|my|his|her)\s+(?P<role>[a-z]+(?:[ -][a-z]+)?)\s*[,;.]")
-# An appositive or relative clause of lower-case words closed by punctuation: ", chair of the
-# parents' committee,", ", who runs the bike shop on the corner,".
-# Names and numbers inside it are words of the description (", the ICU anaesthetist,", ", the
-# charge nurse on Ward 12,", ", who leads the Sunday walks,").
+# An appositive or relative clause closed by punctuation: ", chair of the parents' committee,",
+# ", who runs the bike shop on the corner,". It opens with a lower-case word; names and numbers
+# inside it are words of the description (", the ICU anaesthetist,", ", the charge nurse on
+# Ward 12,", ", who leads the Sunday walks,").
 _APPOSITIVE = re.compile(
     r"\s*,\s*(?P<who>who\s+)?(?P<body>[a-z][a-z'’-]*(?:\s+\w[\w'’-]*){0,11})\s*[,;.]"
 )
 # A role put before the name, closed by a comma right before it ("The ward pharmacist, Rosa
 # Delgado, ...", "saw her GP, Dr. Novak"): matched against the text before the mention.
 _ROLE_BEFORE = re.compile(
-    r"(?:^|(?<=[.!?;:]\s)|(?<=\s))(?P<lead>\S+\s+)?(?P<det>[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
+    r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?:[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
     r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})\s*,\s*$"
 )
 _WORD = re.compile(r"\s*(?P<word>[A-Za-z][\w'’-]*|[^\w\s]|\d\S*)")
