@@ -1,7 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from app.resolve.batch import FactInput, names_to_load, resolve_one
-from app.resolve.memory_bank import MemoryBank
+from app.resolve.memory_bank import MAX_BLOCK_ENTITIES, MemoryBank, block_of
 from app.resolve.model import Mention
 from app.resolve.settle import plan
 from app.resolve.working_set import WorkingSet
@@ -387,3 +387,19 @@ def test_a_qualifier_named_by_a_mention_decided_in_a_later_pass_still_counts() -
         identities = retained(order)
         assert frozenset({"m001:Cedar & Vine", "m003:Cedar & Vine"}) in identities
         assert frozenset({"m002:Cedar & Vine", "m004:Cedar & Vine"}) in identities
+
+
+def test_a_settle_covering_many_writes_still_takes_in_the_holders_of_their_names() -> None:
+    # Writes joined into one settle may touch more entities than a block grows by; the holders
+    # of their names must still be replayed, or a bare name keeps the first pass's guess.
+    bank = MemoryBank(settle=False)
+    bank.retain(fact(1, "Farah Bello teaches the wheel course.", ("Farah Bello", "person")))
+    others = [f"Person{chr(65 + i // 26)}{chr(65 + i % 26)} Example" for i in range(70)]
+    for day, name in enumerate(others, start=2):
+        bank.retain(fact(day, f"{name} came by.", (name, "person")))
+    ws = bank.working_set()
+    touched = [m.entity_id for f in bank.facts[1:] for m in f.mentions]
+    assert len(touched) > MAX_BLOCK_ENTITIES
+    # The joined writes also named a bare "Farah".
+    block = block_of(ws, [("farah", "person")], touched)
+    assert bank.facts[0].mentions[0].entity_id in block
