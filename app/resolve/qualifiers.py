@@ -5,12 +5,16 @@ clinic", "Tobias Lindqvist, the landlord". Two mentions of one name with qualifi
 kind that cannot name the same thing (Tacoma / Spokane) are two things, whatever their names
 and timing say; a qualifier both share supports the merge like shared company does.
 
-Kinds: ``place`` ("in X", or "at/from X" where X is a place mention), ``organization``
+Kinds: ``place`` ("in/on X", "up in X", or "at/from X" where X is a place mention; for a
+thing also a place mention right before its name, "the Zadar Brodoservis", or in an appositive
+saying what and where it is, ", a chandlery on the Split waterfront"), ``organization``
 ("from/at/of X" otherwise), ``role`` (an appositive: ", the landlord,", ", chair of the
 parents' committee,") and ``description`` (a lower-case phrase that says how a person is known:
 "from next door", "from the choir", "at the bike shop", ", who runs the bike shop,", "next
 door"). The qualifier is read from the text right after the mention; a mention of the same fact
-found there gives its type.
+found there gives its type. A role may also come before a person's name ("The ward pharmacist,
+Rosa Delgado,"); a relative clause in the past or with a modal (", who signed the form,", ",
+who will stay until autumn,") tells what someone did or will do, not who they are.
 
 Places are compared with places. Organisations, roles and descriptions all say who a person is
 to the user (where they work, what they do, where they live), so they are compared with one
@@ -23,8 +27,8 @@ cost is a missed merge, which a review or a curator repairs; a false merge is wo
 Where a lower-case phrase ends is read without a parser: at punctuation, a capitalised word, a
 function word, or the clause's verb, recognised by its form (a past tense in -ed, a common
 irregular past tense) or by what follows it (an object: a determiner, pronoun or name; a
-preposition). After a person's name, "at" and "in" phrases (lower-case or capitalised) count
-only for a mention that opens its clause ("Daniel at the bike shop replaced...", "Ilse
+preposition). After a person's name, "at", "in" and "on" phrases (lower-case or capitalised)
+count only for a mention that opens its clause ("Daniel at the bike shop replaced...", "Ilse
 Haverkamp in Burnside fitted..."): after an object they usually say where the action happened
 ("met Ingrid at the gym", "met Chloe in Krakow"). Pure: no I/O.
 """
@@ -41,7 +45,14 @@ from app.resolve.guards import align_words
 
 Kind = str  # "place" | "organization" | "role" | "description"
 
-_PREP = re.compile(r"\s*,?\s*(?P<prep>in|from|at|of)\s+(?:the\s+)?", re.IGNORECASE)
+_PREP = re.compile(
+    r"\s*,?\s*(?P<prep>in|from|at|of|on|(?:up|down|out|over)\s+in)\s+(?:the\s+)?", re.IGNORECASE
+)
+# An appositive that says what and where a thing is: ", a chandlery on the Split waterfront",
+# ", the bakery in Tacoma,"; the place is the mention right after the preposition.
+_WHAT_AND_WHERE = re.compile(
+    r"\s*,\s*(?:a|an|the)\s+(?:[a-z][\w'’-]*\s+){1,3}?(?:in|on|at)\s+(?:the\s+)?"
+)
 _CAPITALISED = re.compile(r"(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|of|de|la))*(?<![ .])")
 _ROLE = re.compile(r"\s*,\s*(?:the|their|our|my|his|her)\s+(?P<role>[a-z]+(?:[ -][a-z]+)?)\s*[,;.]")
 # An appositive or relative clause closed by punctuation: ", chair of the parents' committee,",
@@ -84,6 +95,11 @@ _FUNCTION_WORDS = _word_set(
     after before during near over into onto out up off back with without since until
     because while when where as than then also just still again there here not never
     always now though however too
+    """
+)
+_MODALS = _word_set(
+    """
+    will would shall should can could may might must
     """
 )
 _OBJECT_PRONOUNS = _word_set(
@@ -175,9 +191,11 @@ def qualifiers_in(
 ) -> list[tuple[Qualifier, ...]]:
     """The qualifiers the text states for each mention (by index), read after each occurrence."""
     starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
     for j, surface in enumerate(surfaces):
         for match in re.finditer(re.escape(surface), content) if surface else ():
             starts.setdefault(match.start(), j)
+            ends.setdefault(match.end(), j)
     out: list[tuple[Qualifier, ...]] = []
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
@@ -188,7 +206,12 @@ def qualifiers_in(
                 q = _described(content, match.start(), match.end())
             if q is not None:
                 found[q] = None
-            before = _role_before(content, match.start()) if person else None
+            if person:
+                before = _role_before(content, match.start())
+            else:
+                before = _place_around(
+                    content, match.start(), match.end(), surfaces, types, starts, ends
+                )
             if before is not None:
                 found[before] = None
         out.append(tuple(found))
@@ -213,7 +236,7 @@ def _after(
     at = prep.end()
     word = prep["prep"].casefold()
     if (
-        word in ("at", "in")
+        word not in ("from", "of")
         and type_class(types[own]) == "person"
         and not _opens_clause(content, start)
     ):
@@ -238,6 +261,30 @@ def _after(
     if not key or key.split()[0] in _NOT_QUALIFIERS:
         return None
     return Qualifier(kind, key, text)
+
+
+def _place_around(
+    content: str,
+    start: int,
+    end: int,
+    surfaces: Sequence[str],
+    types: Sequence[str | None],
+    starts: dict[int, int],
+    ends: dict[int, int],
+) -> Qualifier | None:
+    """A place stated as part of a thing's description: before its name or in an appositive.
+
+    "the Zadar Brodoservis" (a place mention right before the name), "Brodoservis, a
+    chandlery on the Split waterfront" (what it is, then where). Read only through a mention
+    typed as a place, never from a capitalised word alone.
+    """
+    j = ends.get(start - 1) if content[start - 1 : start] == " " else None
+    if j is None:
+        what = _WHAT_AND_WHERE.match(content, end)
+        j = starts.get(what.end()) if what is not None else None
+    if j is None or type_class(types[j]) != "place":
+        return None
+    return Qualifier("place", name_key(surfaces[j]), surfaces[j])
 
 
 def _opens_clause(content: str, start: int) -> bool:
@@ -272,18 +319,18 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
             # ", then left", ", though, ...": a new clause, not a noun phrase. A bare noun
             # appositive names a position in something (", chair of the committee,").
             return None
-        if apposition["who"] and _is_past(words[0]):
-            # ", who signed her fit for the walk,": something the person did once, not who
-            # they are (", who runs the bike shop,").
+        if apposition["who"] and (_is_past(words[0]) or words[0] in _MODALS):
+            # ", who signed her fit for the walk,", ", who will stay until autumn,": something
+            # the person did once or will do, not who they are (", who runs the bike shop,").
             return None
         return _description("description" if apposition["who"] else "role", apposition["body"])
     prep = _PREP.match(content, end)
     if prep is None:
         return None
     word = prep["prep"].casefold()
-    if word in ("at", "in") and not _opens_clause(content, start):
+    if word not in ("from", "of") and not _opens_clause(content, start):
         return None
-    phrase = _phrase(content, prep.start("prep") + len(word))
+    phrase = _phrase(content, prep.end("prep"))
     return None if phrase is None else _description("description", phrase)
 
 
@@ -353,7 +400,7 @@ def content_words(text: str) -> tuple[str, ...]:
 
 
 def _kind_of(preposition: str) -> Kind:
-    return "place" if preposition == "in" else "organization"
+    return "place" if preposition == "on" or preposition.endswith("in") else "organization"
 
 
 # Kinds compared with one another: who a person is to the user, and where a thing is.

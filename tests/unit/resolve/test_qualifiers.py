@@ -157,3 +157,29 @@ def test_a_role_put_before_the_name_describes_the_person() -> None:
     # A phrase after a preposition says where or when, not who.
     [c] = _said("After lunch with the team, Rosa Delgado left.", ("Rosa Delgado", "person"))
     assert c == ()
+
+
+def test_a_place_before_a_things_name_or_in_its_appositive_says_where_it_is() -> None:
+    place = ("Zadar", "place")
+    [shop, _] = _said(
+        "Seals came from the Zadar Brodoservis today.", ("Brodoservis", "organization"), place
+    )
+    assert _keys(shop) == [("place", "zadar")]
+    [shop, _] = _said(
+        "Filters come from Brodoservis, a chandlery on the Zadar waterfront.",
+        ("Brodoservis", "organization"),
+        place,
+    )
+    assert _keys(shop) == [("place", "zadar")]
+    [shop, _] = _said("He phoned Brodoservis up in Zadar.", ("Brodoservis", "organization"), place)
+    assert _keys(shop) == [("place", "zadar")]
+    # A capitalised word that is no place mention says nothing before the name.
+    [shop] = _said("Seals came from the Friday Brodoservis order.", ("Brodoservis", "organization"))
+    assert shop == ()
+
+
+def test_a_relative_clause_of_what_someone_will_do_is_no_description() -> None:
+    [a] = _said(
+        "Kenji Watanabe, who will stay until autumn, moved in.", ("Kenji Watanabe", "person")
+    )
+    assert a == ()
