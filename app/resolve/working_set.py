@@ -206,7 +206,10 @@ class WorkingSet:
     def _search(self, key: str, entity_type: str | None) -> list[str]:
         form = name_form(key, type_class(entity_type))
         exact = sorted(self._by_key.get(key, ()))
-        cap = max(self.policy.max_candidates, len(exact))
+        # Besides the exact matches, as the store's lookup keeps its full-text hits: many
+        # entities of one bare name (each a mention no one could place) must not crowd the
+        # full names it may stand for out of sight.
+        cap = len(exact) + self.policy.max_candidates
         out = list(exact)
         seen = set(out)
 

@@ -92,6 +92,16 @@ def test_lookup_finds_a_marked_name_by_its_ascii_spelling():
     assert ws.lookup("bjoern lindahl", "person") == ("bjorn",)
 
 
+def test_many_entities_of_one_bare_name_do_not_hide_the_full_names_it_may_stand_for():
+    # Each "Luka" no one could place is an entity of its own; the full names must stay in
+    # sight of the next "Luka", or it is decided among those alone.
+    ws = WorkingSet()
+    _person(ws, "babic", "Luka Babić")
+    for i in range(DEFAULT_POLICY.max_candidates + 2):
+        _person(ws, f"luka{i:02d}", "Luka")
+    assert "babic" in ws.lookup("luka", "person")
+
+
 def test_names_memo_is_forgotten_when_names_change_not_when_counts_do():
     ws = WorkingSet()
     _person(ws, "sarah", "Sarah Chen")
