@@ -12,11 +12,14 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from app.curate.schemas.banks import BankUpdate
+from app.resolve.bulk import SeedEntity, seed_entities
+from app.resolve.graph_resolver import LOOKUP_LIMIT, lookup_query
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
 from app.store.graph import Tx
@@ -106,3 +109,28 @@ async def test_resolving_twelve_facts_sends_as_many_statements_as_resolving_one(
     assert sorted(r["name"] for r in rows) == sorted(PEOPLE + CITIES)
     assert {r["n"] for r in rows if r["name"] == PEOPLE[0]} == {4}
     assert {r["n"] for r in rows if r["name"] == PEOPLE[1]} == {3}
+
+
+async def test_a_bare_name_finds_its_full_names_past_many_entities_called_by_it_alone(
+    runtime: Runtime, bank_id: str
+) -> None:
+    # Each "Luka" no one could place is an entity of its own; the lookup of the next "Luka"
+    # must still return the full names it may stand for, however many such entities there are.
+    await runtime.banks.put(bank_id, BankUpdate())
+    at = datetime(2031, 1, 1, tzinfo=UTC)
+    alone = [
+        SeedEntity(id=f"luka-{i:02d}", name="Luka", type="person", first_seen=at, last_seen=at)
+        for i in range(3 * LOOKUP_LIMIT)
+    ]
+    full = SeedEntity(id="babic", name="Luka Babić", type="person", first_seen=at, last_seen=at)
+    await runtime.graph.write(bank_id, lambda tx: seed_entities(tx, bank_id, [*alone, full]))
+
+    async def lookup(tx: Tx) -> list[dict[str, Any]]:
+        query = lookup_query(bank_id, "luka", "person")
+        probes = [{"i": 0, "key": "luka", "lucene": query}]
+        return await tx.run("resolve/lookup", {"bank_id": bank_id, "probes": probes, "limit": 5})
+
+    rows = await runtime.graph.write(bank_id, lookup)
+    found = {r["id"] for r in rows}
+    assert found == {e.id for e in alone} | {"babic"}
+    await runtime.banks.delete(bank_id)
