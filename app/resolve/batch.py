@@ -23,6 +23,8 @@ from app.resolve.guards import type_conflict
 from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
 from app.resolve.reconsider import may_merge, reconsider
 from app.resolve.scoring import ResolutionPolicy, hub_degree, name_relation, neighbour_weight
+from app.resolve.topics import topic_words
+from app.resolve.topics import weights as topic_weights
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
@@ -103,6 +105,11 @@ def resolve_one(
     free = [i for i in range(len(fact.mentions)) if i not in fixed]
     mentions = tuple(fact.mentions[i] for i in free)
     candidates, expand = _candidates(ws, mentions, frozenset(fixed.values()))
+    words = (
+        frozenset()
+        if ws.topic_facts is None
+        else topic_words(fact.content, [m.text for m in (*fact.mentions, *fact.later)])
+    )
     decisions = resolve_fact(
         FactMentions(
             mentions=mentions,
@@ -111,6 +118,7 @@ def resolve_one(
             bank_entities=ws.bank_entities,
             given=tuple(fact.mentions[i] for i in sorted(fixed)),
             later=fact.later,
+            topics=topic_weights(words, ws.topic_facts or {}),
         ),
         candidates,
         ws.policy,
@@ -151,6 +159,7 @@ def resolve_one(
         for i in group.mentions:
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
+    ws.note_topics([a for a in assigned if a], words)
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
     # resolved to is not re-evaluated (fuzzily) on its account.
     resolving = sorted({assigned[i] for i in free if assigned[i] and fact.mentions[i].resolve})

@@ -11,7 +11,7 @@ entity they may turn out to be (their *plausible* candidates). The pair rules ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -62,6 +62,7 @@ class _Group(msgspec.Struct, frozen=True):
     screen: NameScreen = msgspec.field(default_factory=dict)
     # What the text states next to the group's names.
     qualifiers: tuple[Qualifier, ...] = ()
+    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Every typed mention of the group has a guessed type (NER): no type guard.
     type_guessed: bool = False
 
@@ -187,6 +188,7 @@ def _groups(
             exact_only=not mentions[idx[0]].resolve,
             views=tuple(seen.values()),
             qualifiers=tuple(sorted({q for c in cluster for q in said[c]})),
+            topics=fact.topics,
             type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
         )
         names_only = _subject(group, fact.at, (), frozenset(), hub)
@@ -264,6 +266,7 @@ def _subject(
         exact_only=group.exact_only,
         hub=hub,
         qualifiers=group.qualifiers,
+        topics=group.topics,
         type_guessed=group.type_guessed,
     )
 

@@ -49,6 +49,7 @@ from app.resolve.scoring import (
     neighbour_weight,
     recency,
 )
+from app.resolve.topics import support as topic_support
 
 
 class ContextRef(msgspec.Struct, frozen=True):
@@ -90,6 +91,8 @@ class Subject(msgspec.Struct, frozen=True, kw_only=True):
     changed_at: datetime | None = None
     # What the text stated next to the subject's names (``qualifiers``).
     qualifiers: tuple[Qualifier, ...] = ()
+    # The topic words of the subject's fact with their weights (``topics``).
+    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
     # The subject's type is a local model's guess (NER): evidence, not a guard. spaCy calls
     # one name a person in one sentence and an organisation in the next.
     type_guessed: bool = False
@@ -283,6 +286,8 @@ def score_candidate(
         return Rejection(c.entity_id, "no name relation")
     shared_ids, sibling_ids, shared_mass = _shared(subject, cand, policy)
     context = context_overlap(shared_mass, subject.context_mass, cand.mass, policy)
+    topic, topic_words = topic_support(subject.topics, c.topics, policy)
+    context = max(context, topic)
     qualified = bool(shared_qualifiers(subject.qualifiers, c.qualifiers))
     if qualified:
         # "Sofia from Harrow" for the Sofia known from Harrow: said outright, full context.
@@ -327,6 +332,7 @@ def score_candidate(
         shared=shared_ids,
         siblings=sibling_ids,
         qualified=qualified,
+        topics=topic_words,
         recency=round(rec, 4),
         familiarity=round(fam, 4),
         score=score,
@@ -533,7 +539,11 @@ def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) ->
         return False
     if best.qualified and not rival.qualified:
         return False
-    own = {*best.shared, *best.siblings} - {*rival.shared, *rival.siblings}
+    own = {*best.shared, *best.siblings, *best.topics} - {
+        *rival.shared,
+        *rival.siblings,
+        *rival.topics,
+    }
     gap = round(best.context - rival.context, policy.score_decimals)
     return not (own and gap >= policy.tie_margin)
 

@@ -9,6 +9,7 @@ changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -65,6 +66,8 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     decided_apart: tuple[str, ...] = ()
     # What texts stated next to its names ("in Tacoma", "from Harrow Freight"): evidence.
     qualifiers: tuple[Qualifier, ...] = ()
+    # Topic words of the facts that mention it (``topics``; empty when not known).
+    topics: frozenset[str] = frozenset()
 
 
 class Mention(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,6 +101,8 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     # from 星河物流" states its qualifier through the mention after "from", whichever entities
     # the block holds.
     given: tuple[Mention, ...] = ()
+    # The fact's topic words with their weights (``topics``): evidence between namesakes.
+    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Mentions of the fact that a settle decides in a later pass: neither decided here nor
     # context, but read for the qualifiers of the others ("Cedar & Vine from Tacoma" states a
     # place when "Tacoma" is a place, whichever pass decides it).
@@ -136,6 +141,8 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     siblings: tuple[str, ...] = ()
     # A qualifier stated with the mention fits one of the candidate's (full context).
     qualified: bool = False
+    # Topic words its facts share with the mention's (``topics``).
+    topics: tuple[str, ...] = ()
     recency: float
     familiarity: float
     # Weighted sum, rounded to ``ResolutionPolicy.score_decimals``.

@@ -89,6 +89,9 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     # (no namesake among the candidates): full, so the flat given-name score (0.425) reaches
     # the merge threshold with no context (0.425 + 0.2), however long ago it was last seen.
     sole_holder_salience: float = 1.0
+    # Shared topic weight (``topics``) that counts as full context, as one shared neighbour
+    # of degree 1 does: two words met only in the facts of the pair (1/sqrt(2) each).
+    topic_full: float = 1.0
     # Context credited to a candidate that a qualifier of the mention fits ("Sofia from
     # Harrow" for the Sofia stated to be from Harrow): as much as full shared company.
     qualifier_support: float = 1.0

@@ -35,6 +35,7 @@ from app.resolve.qualifiers import Qualifier, qualifiers_in
 from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
 from app.resolve.supplied_aliases import aliases_stated_for
+from app.resolve.topics import topic_words
 from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
 
 # Prefix of the ids a replay gives the entities it creates.
@@ -206,6 +207,10 @@ def replay(
         policy, bank_entities=bank_entities, new_id=lambda: f"{NEW_PREFIX}{next(counter):04d}"
     )
     ws.neighbour_info.update(neighbour_info)
+    # Topic words weighed by the block's facts, all of them: the same whatever the order.
+    ws.topic_facts = Counter(
+        w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
+    )
     for entity in anchored:
         ws.load(_copy(entity))
     ordered = sorted(facts, key=fact_order)

@@ -51,6 +51,8 @@ class WorkingEntity:
     type_votes: Counter[str] = field(default_factory=Counter)
     # What texts stated next to its names ("in Tacoma").
     qualifiers: set[Qualifier] = field(default_factory=set)
+    # Topic words of the facts that mention it, seen in this working set (``topics``).
+    topics: set[str] = field(default_factory=set)
 
     @property
     def degree(self) -> int:
@@ -124,6 +126,9 @@ class WorkingSet:
         self.policy = policy
         self.entities: dict[str, WorkingEntity] = {}
         self.neighbour_info: dict[str, NeighbourInfo] = {}
+        # Facts per topic word among those a settle replays (``topics.weights``); None: no
+        # topic evidence (a first pass, which sees a few facts, not the block's).
+        self.topic_facts: Counter[str] | None = None
         self.merged_into: dict[str, str] = {}
         # Entities in the whole bank (the hub rule needs it), kept current as entities come/go.
         self.bank_entities = bank_entities
@@ -294,6 +299,7 @@ class WorkingSet:
             is_label=e.is_label,
             decided_apart=tuple(sorted(e.decided_apart)),
             qualifiers=tuple(sorted(e.qualifiers)),
+            topics=frozenset(e.topics),
         )
         self._bare[eid] = built
         return built
@@ -415,6 +421,14 @@ class WorkingSet:
             self._names_changed()
             self._invalidate([eid])
 
+    def note_topics(self, ids: Iterable[str], words: frozenset[str]) -> None:
+        """A fact with these topic words mentions ``ids``: they take its words."""
+        for eid in set(ids):
+            e = self.entities.get(eid)
+            if e is not None and not words <= e.topics:
+                e.topics |= words
+                self._invalidate([eid])
+
     def touch(self, eid: str, at: datetime, mention_type: str | None = None) -> None:
         """One more fact mentions ``eid`` (``mention_type``: the type that fact gave it)."""
         e = self.entities[eid]
@@ -465,6 +479,7 @@ class WorkingSet:
         k.unloaded_degree += g.unloaded_degree
         k.decided_apart |= g.decided_apart
         k.qualifiers |= g.qualifiers
+        k.topics |= g.topics
         for n, count in g.neighbours.items():
             other = self.entities.get(n)
             moved = other.neighbours.pop(gone, 0) if other else 0

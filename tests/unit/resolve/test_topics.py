@@ -1,0 +1,51 @@
+"""Topic words: what a fact says besides its names, as evidence between namesakes."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from app.resolve.memory_bank import MemoryBank
+from app.resolve.scoring import DEFAULT_POLICY
+from app.resolve.topics import support, topic_words, weights
+from tests.unit.resolve.test_settle import fact, partition
+
+
+def test_topic_words_are_the_lower_case_content_words_outside_the_names() -> None:
+    words = topic_words(
+        "Daniel Osei intubated the patient on Ward 12 within minutes.", ["Daniel Osei", "Ward 12"]
+    )
+    assert words == {"intubated", "patient", "minute"}
+
+
+def test_a_rare_shared_word_supports_more_than_a_common_one() -> None:
+    seen = Counter({"patient": 2, "coffee": 30})
+    ours = weights({"patient", "coffee"}, seen)
+    rare, shared = support(ours, {"patient"}, DEFAULT_POLICY)
+    common, _ = support(ours, {"coffee"}, DEFAULT_POLICY)
+    assert shared == ("patient",)
+    assert rare > common > 0
+
+
+def test_what_a_plain_mention_is_about_tells_two_namesakes_apart() -> None:
+    facts = [
+        fact(
+            1,
+            "Daniel Osei, the anaesthetist, intubated a patient in theatre.",
+            ("Daniel Osei", "person"),
+        ),
+        fact(
+            2,
+            "Daniel Osei, the potter, glazed a platter at the studio.",
+            ("Daniel Osei", "person"),
+        ),
+        fact(30, "Daniel Osei's platter cracked in the kiln.", ("Daniel Osei", "person")),
+        fact(31, "Daniel Osei sang at the pub quiz.", ("Daniel Osei", "person")),
+    ]
+    for order in (facts, facts[::-1]):
+        bank = MemoryBank()
+        for f in order:
+            bank.retain(f)
+        identities = partition(bank)
+        assert frozenset({"m002:Daniel Osei", "m030:Daniel Osei"}) in identities
+        # Nothing it says is said of either: no guess.
+        assert frozenset({"m031:Daniel Osei"}) in identities
