@@ -3,7 +3,8 @@
 Each item is its own request (the first pass resolves it against what came before); the
 settle after each batch must leave the same partition of mentions into entities either way,
 including the cases an arrival order decides on a first pass: a bare first name that two
-people share, a name said with two different cities, a full name months apart.
+people share (told apart by company, by what the sentence is about, or not at all), a name
+said with two different cities, a full name months apart.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ CORPUS: list[dict[str, Any]] = [
         ("Riverbend Cycling Club", "organization"),
         at="2027-01-23T09:00:00Z",
     ),
-    item("Tobias cancelled the ride because of rain.", "Tobias", at="2027-03-16T09:00:00Z"),
+    item("Tobias phoned while everyone was out.", "Tobias", at="2027-03-16T09:00:00Z"),
     item(
         "Cedar & Vine in Tacoma baked the sourdough.",
         ("Cedar & Vine", "organization"),
@@ -65,6 +66,9 @@ CORPUS: list[dict[str, Any]] = [
         at="2027-01-18T09:00:00Z",
     ),
     item("Valentina Ruiz retired from the broker.", "Valentina Ruiz", at="2027-10-05T09:00:00Z"),
+    item(
+        "Tobias cancelled the Saturday ride because of rain.", "Tobias", at="2027-03-20T09:00:00Z"
+    ),
 ]
 
 
@@ -120,11 +124,12 @@ def test_forward_and_reversed_retains_give_the_same_identities(http: httpx.Clien
     assert forward == reverse
     # And the identities are the right ones: two Tobiases, two bakeries, one Valentina.
     assert frozenset({"0:Tobias Lindqvist", "1:Tobias"}) in forward
-    assert frozenset({"2:Tobias Achterberg", "3:Tobias"}) in forward
+    assert frozenset({"2:Tobias Achterberg", "3:Tobias", "9:Tobias"}) in forward
     assert frozenset({"5:Cedar & Vine"}) in forward
     assert frozenset({"6:Cedar & Vine"}) in forward
     assert frozenset({"7:Valentina Ruiz", "8:Valentina Ruiz"}) in forward
-    # "Tobias" alone, with nothing to tell the two apart, joins neither.
+    # "Tobias" alone, with nothing to tell the two apart, joins neither; "the Saturday ride"
+    # is what the coach's facts say (topic words, decision 0022).
     assert frozenset({"4:Tobias"}) in forward
 
 
