@@ -105,10 +105,14 @@ def resolve_one(
     free = [i for i in range(len(fact.mentions)) if i not in fixed]
     mentions = tuple(fact.mentions[i] for i in free)
     candidates, expand = _candidates(ws, mentions, frozenset(fixed.values()))
-    words = (
-        frozenset()
+    # Topic words only where a settle counted its block's facts (``WorkingSet.topic_facts``).
+    topics = (
+        {}
         if ws.topic_facts is None
-        else topic_words(fact.content, [m.text for m in (*fact.mentions, *fact.later)])
+        else topic_weights(
+            topic_words(fact.content, [m.text for m in (*fact.mentions, *fact.later)]),
+            ws.topic_facts,
+        )
     )
     decisions = resolve_fact(
         FactMentions(
@@ -118,7 +122,7 @@ def resolve_one(
             bank_entities=ws.bank_entities,
             given=tuple(fact.mentions[i] for i in sorted(fixed)),
             later=fact.later,
-            topics=topic_weights(words, ws.topic_facts or {}),
+            topics=topics,
         ),
         candidates,
         ws.policy,
@@ -159,7 +163,7 @@ def resolve_one(
         for i in group.mentions:
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
-    ws.note_topics([a for a in assigned if a], words)
+    ws.note_topics([a for a in assigned if a], frozenset(topics))
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
     # resolved to is not re-evaluated (fuzzily) on its account.
     resolving = sorted({assigned[i] for i in free if assigned[i] and fact.mentions[i].resolve})

@@ -529,11 +529,11 @@ def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) ->
     """Whether what the mention says fails to tell the best candidate from a rival.
 
     Evidence that separates them is something the best has and the rival lacks: a better
-    name, a qualifier that fits it alone, or company of its own that raises its context by
-    the margin. Company both share does not separate them, however the overlap is scaled by
-    each one's other company; salience (recent, familiar) is a prior, not evidence about
-    this mention: it picks the likelier of two candidates that may be one thing, never one
-    of two namesakes.
+    name, a qualifier that fits it alone, or company or topic words of its own that raise its
+    context by the margin. Company both share does not separate them, however the overlap is
+    scaled by each one's other company; salience (recent, familiar) is a prior, not evidence
+    about this mention: it picks the likelier of two candidates that may be one thing, never
+    one of two namesakes.
     """
     if round(best.name.score - rival.name.score, policy.score_decimals) >= policy.tie_margin:
         return False
@@ -562,7 +562,7 @@ def rivals(
     close = [e for e in ranked[1:] if _is_tie(best, e, policy) or _same_evidence(best, e, policy)]
     if not close:
         return []
-    group = [ranked[0], *close]
+    group = [best, *close]
     for i, a in enumerate(group):
         for b in group[i + 1 :]:
             if views_conflict(views[a.entity_id], views[b.entity_id]):
