@@ -121,6 +121,7 @@ def resolve_one(
             content=fact.content,
             bank_entities=ws.bank_entities,
             given=tuple(fact.mentions[i] for i in sorted(fixed)),
+            given_ids=tuple(fixed[i] for i in sorted(fixed)),
             later=fact.later,
             topics=topics,
         ),

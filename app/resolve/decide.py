@@ -65,6 +65,10 @@ class _Group(msgspec.Struct, frozen=True):
     topics: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Every typed mention of the group has a guessed type (NER): no type guard.
     type_guessed: bool = False
+    # Entities of the fact's given mentions that name something else (not clustered with the
+    # group): a fact that names "Margonin" beside "Margonin Wind Farm" names two things, even
+    # when a settle decides the two in different passes.
+    apart: frozenset[str] = frozenset()
 
 
 def resolve_fact(
@@ -110,7 +114,10 @@ def resolve_fact(
         for gi, group in enumerate(groups):
             if gi in decided:
                 continue
-            inputs = ([*(r for hi, r in enumerate(refs) if hi != gi), *fixed], taken & own_ids[gi])
+            inputs = (
+                [*(r for hi, r in enumerate(refs) if hi != gi), *fixed],
+                (taken | group.apart) & own_ids[gi],
+            )
             previous = last.get(gi)
             if previous is not None and previous[0] == inputs:
                 decision = previous[1]
@@ -150,20 +157,31 @@ def _groups(
     expand: Callable[[str], Candidate] | None,
 ) -> list[_Group]:
     mentions = fact.mentions
-    keys = [name_key(m.text) for m in mentions]
+    # The given mentions are clustered with the live ones (to know which name the same thing)
+    # but form no group: they are decided elsewhere.
+    everyone = (*mentions, *fact.given)
+    keys = [name_key(m.text) for m in everyone]
     live = [i for i, k in enumerate(keys) if k]
-    forms = [name_form(keys[i], type_class(mentions[i].type)) for i in live]
-    stated_pairs = stated_alias_pairs(fact.content, [mentions[i].text for i in live])
+    forms = [name_form(keys[i], type_class(everyone[i].type)) for i in live]
+    stated_pairs = stated_alias_pairs(fact.content, [everyone[i].text for i in live])
     # Labels and exact-only mentions cluster only with their own kind.
-    kinds = [(mentions[i].is_label, mentions[i].resolve) for i in live]
+    kinds = [(everyone[i].is_label, everyone[i].resolve) for i in live]
     stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
     clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
     # Read with the given mentions too, then kept for the live ones: what follows a name
     # must not depend on which of the fact's mentions are decided here.
-    read = [*(mentions[i] for i in live), *fact.given, *fact.later]
+    read = [*(everyone[i] for i in live), *fact.later]
     said = qualifiers_in(fact.content, [m.text for m in read], [m.type for m in read])
+    given_at = {
+        p: fact.given_ids[i - len(mentions)] for p, i in enumerate(live) if i >= len(mentions)
+    }
     groups: list[_Group] = []
-    for cluster in _split_kinds(clusters, kinds):
+    for whole in _split_kinds(clusters, kinds):
+        cluster = tuple(c for c in whole if c not in given_at)
+        if not cluster:
+            continue
+        same = {given_at[c] for c in whole if c in given_at}
+        apart = frozenset(given_at.values()) - same
         idx = tuple(live[c] for c in cluster)
         seen: dict[str, CandidateView] = {}
         for i in idx:
@@ -190,6 +208,7 @@ def _groups(
             qualifiers=tuple(sorted({q for c in cluster for q in said[c]})),
             topics=fact.topics,
             type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
+            apart=apart,
         )
         names_only = _subject(group, fact.at, (), frozenset(), hub)
         screen = screen_names(names_only, group.views)

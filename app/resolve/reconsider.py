@@ -113,10 +113,17 @@ def reconsider(
     if entity.is_label:
         return KeepApart(reason="controlled vocabulary: never merged by resolution")
     derive = (views or ViewCache()).view
+    # Two entities named side by side in one fact are two things (the fact's mentions were
+    # judged apart when it was read), and a merge could not be taken back: a fact keeps one
+    # link per entity, so no settle could split its two mentions again.
+    named_with = {n.entity_id for n in entity.neighbours}
     pool = [
         o
         for o in others
-        if o.entity_id != entity.entity_id and entity.entity_id not in o.decided_apart
+        if o.entity_id != entity.entity_id
+        and entity.entity_id not in o.decided_apart
+        and o.entity_id not in named_with
+        and entity.entity_id not in {n.entity_id for n in o.neighbours}
     ]
     hub = hub_degree(bank_entities, policy)
     own = derive(entity, policy, hub)

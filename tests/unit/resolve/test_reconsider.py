@@ -177,3 +177,21 @@ def test_a_view_cache_derives_each_candidate_object_once_and_answers_the_same():
     assert views.view(changed) is not kept
     assert views.view(changed).neighbours == {"sarah": 3, "alex": 4}
     assert views.view(changed, hub=2) is not views.view(changed)
+
+
+def test_two_entities_named_side_by_side_in_a_fact_are_not_merged_on_a_shared_name():
+    # The farm's entity took the town's short name before the fact naming both arrived.
+    farm = ent(
+        "farm",
+        "Halden Solar Farm",
+        "Halden",
+        type="place",
+        n=6,
+        neighbours=(Neighbour("town", 1), Neighbour("crew", 3)),
+    )
+    town = ent("town", "Halden", type="place", neighbours=(Neighbour("farm", 6),))
+    assert not isinstance(reconsider(farm, [town], changed_at=NOW), Merge)
+    # Never named together, the exact short name joins.
+    apart_farm = msgspec.structs.replace(farm, neighbours=farm.neighbours[1:], degree=1)
+    apart_town = msgspec.structs.replace(town, neighbours=(), degree=0)
+    assert isinstance(reconsider(apart_farm, [apart_town], changed_at=NOW), Merge)

@@ -192,6 +192,23 @@ def test_a_short_form_of_a_things_name_joins_its_only_holder_but_a_place_inside_
     assert frozenset({"m130:Kelso"}) in identities
 
 
+def test_a_place_named_beside_a_thing_called_after_it_stays_apart_from_it_in_any_order():
+    facts = [
+        fact(1, "The crew inspected Halden Solar Farm.", ("Halden Solar Farm", "place")),
+        fact(
+            5,
+            "The crew slept in the town of Halden, ten minutes from Halden Solar Farm.",
+            ("Halden", "place"),
+            ("Halden Solar Farm", "place"),
+        ),
+        fact(9, "Halden Solar Farm tripped a breaker.", ("Halden Solar Farm", "place")),
+        fact(30, "We drove back to Halden for the market.", ("Halden", "place")),
+    ]
+    town = frozenset({"m005:Halden", "m030:Halden"})
+    assert town in retained(facts)
+    assert town in retained(facts[::-1])
+
+
 def test_a_guessed_type_looks_up_names_of_every_type():
     guessed = FactInput(
         mentions=(Mention(text="Caroline", type="organization", type_guessed=True),),
