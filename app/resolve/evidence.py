@@ -539,13 +539,17 @@ def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) ->
         return False
     if best.qualified and not rival.qualified:
         return False
-    own = {*best.shared, *best.siblings, *best.topics} - {
-        *rival.shared,
-        *rival.siblings,
-        *rival.topics,
-    }
     gap = round(best.context - rival.context, policy.score_decimals)
-    return not (own and gap >= policy.tie_margin)
+    return not (_own_context(best, rival) and gap >= policy.tie_margin)
+
+
+def _own_context(ours: Evidence, theirs: Evidence) -> set[str]:
+    """Company and topic words of ``ours`` that ``theirs`` does not share."""
+    return {*ours.shared, *ours.siblings, *ours.topics} - {
+        *theirs.shared,
+        *theirs.siblings,
+        *theirs.topics,
+    }
 
 
 def rivals(
@@ -559,7 +563,12 @@ def rivals(
     ("Alex Kim" and "Alex Moreno" for a bare "Alex") are namesakes: a tie.
     """
     best = ranked[0]
-    close = [e for e in ranked[1:] if _is_tie(best, e, policy) or _same_evidence(best, e, policy)]
+    close = [
+        e
+        for e in ranked[1:]
+        if (_is_tie(best, e, policy) or _same_evidence(best, e, policy))
+        and not _told_apart(best, e, views, policy)
+    ]
     if not close:
         return []
     group = [best, *close]
@@ -568,6 +577,48 @@ def rivals(
             if views_conflict(views[a.entity_id], views[b.entity_id]):
                 return close
     return []
+
+
+def _told_apart(
+    best: Evidence, rival: Evidence, views: Mapping[str, CandidateView], policy: ResolutionPolicy
+) -> bool:
+    """Whether the mention's evidence picks ``best`` over a namesake ``rival`` that has none.
+
+    ``rival`` has nothing of its own: no better name, no qualifier ``best`` lacks, no company
+    or topic word ``best`` does not share. Two namesakes that each have some are told apart
+    by the context margin alone (``_same_evidence``), as before.
+    """
+    return (
+        not _same_evidence(best, rival, policy)
+        and not _own_evidence(rival, best, policy)
+        and views_conflict(views[best.entity_id], views[rival.entity_id])
+    )
+
+
+def _own_evidence(ours: Evidence, theirs: Evidence, policy: ResolutionPolicy) -> bool:
+    """Whether ``ours`` has evidence ``theirs`` lacks (a name, qualifier, company or word)."""
+    if round(ours.name.score - theirs.name.score, policy.score_decimals) >= policy.tie_margin:
+        return True
+    if ours.qualified and not theirs.qualified:
+        return True
+    return bool(_own_context(ours, theirs))
+
+
+def evidence_first(
+    ranked: Sequence[Evidence], views: Mapping[str, CandidateView], policy: ResolutionPolicy
+) -> list[Evidence]:
+    """``ranked`` with the first namesake that the evidence picks over the best moved first.
+
+    Between namesakes salience is no evidence: a familiar "Kevin Chen" ranked above "Dr. Lihua
+    Chen" on mentions alone does not keep "Dr. Chen at the clinic" from the doctor.
+    """
+    if not ranked:
+        return []
+    best = ranked[0]
+    for e in ranked[1:]:
+        if _told_apart(e, best, views, policy):
+            return [e, *(x for x in ranked if x is not e)]
+    return list(ranked)
 
 
 def views_conflict(a: CandidateView, b: CandidateView) -> bool:
@@ -597,6 +648,7 @@ def classify(
     """
     if not ranked:
         return Create(reason="no compatible candidate", rejected=tuple(rejected))
+    ranked = evidence_first(ranked, views, policy)
     best = ranked[0]
     close = rivals(ranked, views, policy)
     if best.score >= policy.merge_threshold or subject.exact_only:

@@ -373,9 +373,13 @@ def _is_verb(word: str, after: str) -> bool:
 
 
 def _description(kind: Kind, phrase: str) -> Qualifier | None:
-    """A role or description qualifier keyed by its content words (None: it has none)."""
+    """A role or description qualifier keyed by its content words (None: it has none).
+
+    None when every word is a time or the like ("from work", "at lunch today"): a time before
+    a noun is part of a role ("the night dispatcher").
+    """
     words = content_words(phrase)
-    if not words or words[0] in _NOT_QUALIFIERS:
+    if not words or all(w in _NOT_QUALIFIERS for w in words):
         return None
     return Qualifier(kind, " ".join(words), phrase)
 

@@ -26,7 +26,8 @@ def _word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Words of any topic: too common to tell two facts' subjects apart.
+# Words of any topic: too common to tell two facts' subjects apart (numbers and ordinals say
+# how many or which, not what about).
 _COMMON = _word_set(
     """
     about after again also always another around back because been before being came come
@@ -38,7 +39,8 @@ _COMMON = _word_set(
     when where which while whole will with without would year years your yesterday tomorrow
     morning evening afternoon day days time times asked said sent says thought wrote
     within across along among against toward towards behind beside besides beyond inside
-    outside upon onto
+    outside upon onto home
+    second third fourth fifth half quarter dozen hundred thousand couple several both
     """
 )
 

@@ -372,3 +372,24 @@ def test_a_namesake_ruled_out_by_a_qualifier_does_not_hand_the_mention_to_the_ot
         [(ivana,), ()],
     )
     assert isinstance(group_of(alone, 0).decision, Merge)
+
+
+def test_a_title_and_surname_joins_the_namesake_its_words_point_to_however_familiar_the_other():
+    familiar = cand("tamas", "Tamas Varga", n=12, days_ago=1)
+    doctor = msgspec.structs.replace(
+        cand("ilse", "Dr. Ilse Varga", days_ago=17), topics=frozenset({"hearing", "clinic"})
+    )
+    mention = FactMentions(
+        mentions=(Mention(text="Dr. Varga", type="person"),),
+        at=NOW,
+        content="Dr. Varga retested my hearing.",
+        topics={"hearing": 0.5},
+    )
+    decision = group_of(resolve_fact(mention, [(familiar, doctor)]), 0).decision
+    assert isinstance(decision, Merge)
+    assert decision.entity_id == "ilse"
+    # Nothing said of either: the familiar one is no more this Dr. Varga than the other.
+    silent = msgspec.structs.replace(mention, topics={})
+    assert isinstance(
+        group_of(resolve_fact(silent, [(familiar, doctor)]), 0).decision, CreateAndReview
+    )

@@ -183,3 +183,14 @@ def test_a_relative_clause_of_what_someone_will_do_is_no_description() -> None:
         "Kenji Watanabe, who will stay until autumn, moved in.", ("Kenji Watanabe", "person")
     )
     assert a == ()
+
+
+def test_a_time_word_before_a_role_is_part_of_the_role() -> None:
+    [dispatcher, _] = _said(
+        "Called Imre Halasz, the night dispatcher on our line, about the slow order at Kenora.",
+        ("Imre Halasz", "person"),
+        ("Kenora", "place"),
+    )
+    assert _keys(dispatcher) == [("role", "night dispatcher line")]
+    [nobody] = _said("Imre Halasz at lunch today said no.", ("Imre Halasz", "person"))
+    assert nobody == ()

@@ -49,3 +49,8 @@ def test_what_a_plain_mention_is_about_tells_two_namesakes_apart() -> None:
         assert frozenset({"m002:Daniel Osei", "m030:Daniel Osei"}) in identities
         # Nothing it says is said of either: no guess.
         assert frozenset({"m031:Daniel Osei"}) in identities
+
+
+def test_numbers_and_ordinals_say_how_many_not_what_about() -> None:
+    words = topic_words("Bo asked for a second van; half the hampers went in it.", ["Bo"])
+    assert words == {"hamper"}
