@@ -121,7 +121,9 @@ def resolve_one(
             content=fact.content,
             bank_entities=ws.bank_entities,
             given=tuple(fact.mentions[i] for i in sorted(fixed)),
-            given_ids=tuple(fixed[i] for i in sorted(fixed)),
+            # "" for an entity the working set does not hold (a settle's context from outside
+            # its block): it is no candidate of anything here.
+            given_ids=tuple(fixed[i] if fixed[i] in ws.entities else "" for i in sorted(fixed)),
             later=fact.later,
             topics=topics,
         ),

@@ -188,10 +188,13 @@ def _groups(
             for cand in candidates[i]:
                 if cand.entity_id not in seen:
                     seen[cand.entity_id] = view(cand, policy, hub)
-        stated = {
-            forms[x].key for a, b in stated_ok if a in cluster and b in cluster for x in (a, b)
-        }
-        by_key = {forms[c].key: forms[c] for c in cluster}
+        # A given mention that names the same thing lends the group its names, and its entity
+        # is a candidate: "Kret" decided after "Krzysztof Wójcik, whom the crew calls Kret".
+        if expand is not None:
+            for entity_id in sorted(same - seen.keys() - {""}):
+                seen[entity_id] = view(expand(entity_id), policy, hub)
+        stated = {forms[x].key for a, b in stated_ok if a in whole and b in whole for x in (a, b)}
+        by_key = {forms[c].key: forms[c] for c in whole}
         for c in cluster:
             for alias in _supplied_aliases(mentions[live[c]], forms[c]):
                 by_key.setdefault(alias.key, alias)

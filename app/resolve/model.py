@@ -101,7 +101,7 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     # from 星河物流" states its qualifier through the mention after "from", whichever entities
     # the block holds.
     given: tuple[Mention, ...] = ()
-    # The entity of each ``given`` mention, in the same order.
+    # The entity of each ``given`` mention, in the same order ("" where it is not loaded).
     given_ids: tuple[str, ...] = ()
     # The fact's topic words with their weights (``topics``): evidence between namesakes.
     topics: Mapping[str, float] = msgspec.field(default_factory=dict)

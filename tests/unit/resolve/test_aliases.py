@@ -30,3 +30,22 @@ def test_names_that_merely_appear_together_are_no_alias():
 def test_bracketed_place_is_reported_and_left_to_the_type_guard():
     pairs = stated_alias_pairs("Meridian Health (Boston) signed.", ["Meridian Health", "Boston"])
     assert pairs == ((0, 1),)
+
+
+def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
+    for text in (
+        "Imre Halasz, the crane driver whom the whole yard calls Bear, lifted it.",
+        "Imre Halasz, our new driver, says everyone calls him Bear.",
+        "The cook, Imre Halasz, is called Bear by the crew.",
+        "Imre Halasz, who goes by Bear, lifted it.",
+    ):
+        assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
+
+
+def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
+    assert (
+        stated_alias_pairs("Imre Halasz called Bear about the crane.", ["Imre Halasz", "Bear"])
+        == ()
+    )
+    text = "Imre Halasz left early. Everyone calls him Bear."
+    assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ()

@@ -209,6 +209,21 @@ def test_a_place_named_beside_a_thing_called_after_it_stays_apart_from_it_in_any
     assert town in retained(facts[::-1])
 
 
+def test_a_nickname_stated_beside_a_full_name_is_that_persons_name_in_any_order():
+    facts = [
+        fact(
+            1,
+            "Imre Halasz, the crane driver whom the whole yard calls Bear, lifted the hull.",
+            ("Imre Halasz", "person"),
+            ("Bear", "person"),
+        ),
+        fact(5, "Bear painted the keel.", ("Bear", "person")),
+        fact(9, "Bear launched the boat.", ("Bear", "person")),
+    ]
+    one = frozenset({"m001:Imre Halasz", "m001:Bear", "m005:Bear", "m009:Bear"})
+    assert retained(facts) == {one} == retained(facts[::-1])
+
+
 def test_a_guessed_type_looks_up_names_of_every_type():
     guessed = FactInput(
         mentions=(Mention(text="Caroline", type="organization", type_guessed=True),),
