@@ -82,6 +82,21 @@ PERSON_TITLES = frozenset(
         "dame",
         "rev",
         "hon",
+        # Forms of address by office: "Coach Mazur", "Captain Reyes", "Father Brennan".
+        "coach",
+        "captain",
+        "capt",
+        "officer",
+        "detective",
+        "sergeant",
+        "sgt",
+        "judge",
+        "father",
+        "fr",
+        "pastor",
+        "rabbi",
+        "imam",
+        "chef",
     }
 )
 # Trailing tokens that are generational or academic suffixes of a person's name.

@@ -3,10 +3,11 @@
 Two people called Daniel Osei, one an anaesthetist, one a potter: "Daniel Osei intubated the
 patient" names neither by a qualifier, yet "patient" recurs in the anaesthetist's facts and
 never in the potter's. A fact's topic words are its lower-case content words (capitalised
-words are names or sentence openings; the mentions' own words are left out). A word shared by
-a mention's fact and a candidate's facts counts as context, weighed like a neighbour by how
-rare it is among the facts a settle replays (1/sqrt of those containing it): two words met in
-only the two facts of the pair are as much as shared company (``ResolutionPolicy.topic_full``).
+words are names or sentence openings; the mentions' own words are left out, but for a title:
+"Coach Mazur" says "coach" of its person). A word shared by a mention's fact and a candidate's
+facts counts as context, weighed like a neighbour by how rare it is among the facts a settle
+replays (1/sqrt of those containing it): two words met in only the two facts of the pair are
+as much as shared company (``ResolutionPolicy.topic_full``).
 Only a settle has the block's facts to count, so a first pass reads no topics. Pure: no I/O.
 """
 
@@ -16,6 +17,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 
+from app.domain.names import PERSON_TITLES
 from app.resolve.qualifiers import content_words
 from app.resolve.scoring import ResolutionPolicy
 
@@ -48,9 +50,13 @@ _COMMON = _word_set(
 def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
     """The lower-case content words of ``content`` outside the mentions' surfaces."""
     masked = content
+    words: set[str] = set()
     for surface in sorted({s for s in surfaces if s}, key=len, reverse=True):
         masked = masked.replace(surface, " ")
-    words: set[str] = set()
+        # A title says what the person is ("Coach Mazur" and "the head coach" share "coach").
+        title = surface.split()[0].rstrip(".").casefold() if " " in surface.strip() else ""
+        if title in PERSON_TITLES and len(title) >= 4:
+            words.add(title)
     for m in _WORD.finditer(masked):
         if not m.group()[0].islower():
             continue

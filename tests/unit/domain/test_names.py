@@ -86,6 +86,7 @@ def test_titles_legal_suffixes_and_type_words_leave_the_core_name():
     assert name_form(name_key("Dr. Ngozi Okafor"), "person").core == ("ngozi", "okafor")
     assert name_form(name_key("Quillon, Inc."), "organization").core == ("quillon",)
     assert name_form(name_key("Project Orbit"), "project").core == ("orbit",)
+    assert name_form(name_key("Coach Piotr Varga"), "person").core == ("piotr", "varga")
 
 
 def test_kinship_words_are_part_of_the_name():

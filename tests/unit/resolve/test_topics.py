@@ -54,3 +54,8 @@ def test_what_a_plain_mention_is_about_tells_two_namesakes_apart() -> None:
 def test_numbers_and_ordinals_say_how_many_not_what_about() -> None:
     words = topic_words("Bo asked for a second van; half the hampers went in it.", ["Bo"])
     assert words == {"hamper"}
+
+
+def test_a_title_says_what_its_person_is() -> None:
+    words = topic_words("Coach Varga moved the drills to Friday.", ["Coach Varga", "Friday"])
+    assert words == {"coach", "moved", "drill"}
