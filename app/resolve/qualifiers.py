@@ -51,7 +51,12 @@ _PREP = re.compile(
 # An appositive that says what and where a thing is: ", a chandlery on the Split waterfront",
 # ", the bakery in Tacoma,"; the place is the mention right after the preposition.
 _WHAT_AND_WHERE = re.compile(
-    r"\s*,\s*(?:a|an|the)\s+(?:[a-z][\w'’-]*\s+){1,3}?(?:in|on|at)\s+(?:the\s+)?"
+    r"\s*,\s*(?:a|an|the)\s+(?:[a-z][\w'’-]*\s+){1,6}?(?:in|on|at)\s+(?:the\s+)?"
+)
+# The same put before the name: "The roastery in Leuven, De Koffiebrander, ..."; matched
+# against the text before the place mention that precedes ", " and the name.
+_WHAT_AND_WHERE_BEFORE = re.compile(
+    r"(?:^|(?<=\s))(?:[Tt]he|[Aa]n?)\s+(?:[a-z][\w'’-]*\s+){1,3}(?:in|on|at)\s+(?:the\s+)?$"
 )
 _CAPITALISED = re.compile(r"(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|of|de|la))*(?<![ .])")
 _ROLE = re.compile(r"\s*,\s*(?:the|their|our|my|his|her)\s+(?P<role>[a-z]+(?:[ -][a-z]+)?)\s*[,;.]")
@@ -95,6 +100,12 @@ _FUNCTION_WORDS = _word_set(
     after before during near over into onto out up off back with without since until
     because while when where as than then also just still again there here not never
     always now though however too
+    """
+)
+_AUXILIARIES = _word_set(
+    """
+    is was are were be been has had have will would shall should can could may might must
+    does did do
     """
 )
 _MODALS = _word_set(
@@ -281,7 +292,14 @@ def _place_around(
     j = ends.get(start - 1) if content[start - 1 : start] == " " else None
     if j is None:
         what = _WHAT_AND_WHERE.match(content, end)
-        j = starts.get(what.end()) if what is not None else None
+        if what is not None and not _has_verb(what.group()):
+            j = starts.get(what.end())
+    if j is None and content[start - 2 : start] == ", ":
+        before = ends.get(start - 2)
+        if before is not None and _WHAT_AND_WHERE_BEFORE.search(
+            content, max(0, start - 80), start - 2 - len(surfaces[before])
+        ):
+            j = before
     if j is None or type_class(types[j]) != "place":
         return None
     return Qualifier("place", name_key(surfaces[j]), surfaces[j])
@@ -357,6 +375,14 @@ def _phrase(content: str, pos: int) -> str | None:
     while words and words[-1] in ("of", *_DETERMINERS):
         words.pop()
     return " ".join(words) or None
+
+
+def _has_verb(phrase: str) -> bool:
+    """Whether a phrase holds a verb (a past tense or an auxiliary): a clause, not a noun phrase.
+
+    ", the ferry spent the week at Berth 14" says what happened, not what and where a thing is.
+    """
+    return any(_is_past(w) or w in _AUXILIARIES for w in re.findall(r"[a-z]+", phrase))
 
 
 def _is_past(word: str) -> bool:

@@ -178,6 +178,25 @@ def test_a_place_before_a_things_name_or_in_its_appositive_says_where_it_is() ->
     assert shop == ()
 
 
+def test_what_and_where_a_thing_is_may_come_before_its_name_or_run_longer() -> None:
+    bakery = ("Kruimel", "organization")
+    [_, shop] = _said("The bakery in Mechelen, Kruimel, sold out.", ("Mechelen", "place"), bakery)
+    assert _keys(shop) == [("place", "mechelen")]
+    [shop, _] = _said(
+        "Coffee at Kruimel, the bakery two streets from her flat in Mechelen.",
+        bakery,
+        ("Mechelen", "place"),
+    )
+    assert _keys(shop) == [("place", "mechelen")]
+    # A clause after the comma says what happened, not where the thing is.
+    [dock, _] = _said(
+        "Because of dredging at Dock 3, the barge spent the week at Dock 13.",
+        ("Dock 3", "place"),
+        ("Dock 13", "place"),
+    )
+    assert dock == ()
+
+
 def test_a_relative_clause_of_what_someone_will_do_is_no_description() -> None:
     [a] = _said(
         "Kenji Watanabe, who will stay until autumn, moved in.", ("Kenji Watanabe", "person")
