@@ -329,6 +329,9 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     """A lower-case phrase right after a person's name that says how they are known."""
     where = _LOCATIVE.match(content, end)
     if where is not None:
+        # "Tom downstairs lent me a drill"; "invited Rutger downstairs" says where to.
+        if not _opens_clause(content, start):
+            return None
         return _description("description", where["where"])
     apposition = _APPOSITIVE.match(content, end)
     if apposition is not None:
