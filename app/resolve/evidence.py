@@ -681,9 +681,12 @@ def _unsupported_among_namesakes(
 
     "Dr. Novak at Hillside" with one Dr. Novak known from the ICU and another known with
     nothing said: the qualifier tells the mention from the first, and nothing tells it for the
-    second. Without a qualifier that fits it or company of its own, joining it is a guess.
+    second. Without a qualifier that fits it, or company or topic words of its own, joining it
+    is a guess.
     """
-    if best.qualified or ((best.shared or best.siblings) and best.context >= policy.tie_margin):
+    if best.qualified or (
+        (best.shared or best.siblings or best.topics) and best.context >= policy.tie_margin
+    ):
         return False
     ours = views[best.entity_id]
     return any(

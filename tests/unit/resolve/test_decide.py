@@ -372,6 +372,19 @@ def test_a_namesake_ruled_out_by_a_qualifier_does_not_hand_the_mention_to_the_ot
         [(ivana,), ()],
     )
     assert isinstance(group_of(alone, 0).decision, Merge)
+    # What the fact is about, shared with the one left, tells it as a qualifier would.
+    physio = resolve_fact(
+        msgspec.structs.replace(
+            fact(
+                Mention(text="Dr. Novak", type="person"),
+                Mention(text="Hillside Surgery", type="organization"),
+                content="Dr. Novak at Hillside Surgery referred her to physio.",
+            ),
+            topics={"physio": 1.0},
+        ),
+        [(msgspec.structs.replace(ivana, topics=frozenset({"physio"})), peter), ()],
+    )
+    assert isinstance(group_of(physio, 0).decision, Merge)
 
 
 def test_a_title_and_surname_joins_the_namesake_its_words_point_to_however_familiar_the_other():
