@@ -2,13 +2,13 @@
 
 Two people called Daniel Osei, one an anaesthetist, one a potter: "Daniel Osei intubated the
 patient" names neither by a qualifier, yet "patient" recurs in the anaesthetist's facts and
-never in the potter's. A fact's topic words are its lower-case content words (capitalised
-words are names or sentence openings; the mentions' own words are left out, but for a title:
-"Coach Mazur" says "coach" of its person). A word shared by a mention's fact and a candidate's
-facts counts as context, weighed like a neighbour by how rare it is among the facts a settle
-replays (1/sqrt of those containing it): two words met in only the two facts of the pair are
-as much as shared company (``ResolutionPolicy.topic_full``).
-Only a settle has the block's facts to count, so a first pass reads no topics. Pure: no I/O.
+never in the potter's. A fact's topic words are its lower-case content words: capitalised
+words are names or sentence openings, except an initialism no mention claims ("the ICU
+ward"); the mentions' own words are left out, except a title ("Coach Mazur" says "coach" of
+its person). A word shared by a mention's fact and a candidate's facts counts as context,
+weighed like a neighbour by how rare it is among the facts a settle replays (1/sqrt of those
+containing it): two words met in only the two facts of the pair are as much as shared company
+(``ResolutionPolicy.topic_full``). Only a settle has the block's facts to count, so a first pass reads no topics. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from app.resolve.qualifiers import content_words
 from app.resolve.scoring import ResolutionPolicy
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -58,6 +59,10 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
         if title in PERSON_TITLES and len(title) >= 4:
             words.add(title)
     for m in _WORD.finditer(masked):
+        if _ACRONYM.fullmatch(m.group()):
+            # An initialism no mention claimed says what the fact is about ("the ICU ward").
+            words.add(m.group().casefold())
+            continue
         if not m.group()[0].islower():
             continue
         for word in content_words(m.group()):

@@ -59,3 +59,8 @@ def test_numbers_and_ordinals_say_how_many_not_what_about() -> None:
 def test_a_title_says_what_its_person_is() -> None:
     words = topic_words("Coach Varga moved the drills to Friday.", ["Coach Varga", "Friday"])
     assert words == {"coach", "moved", "drill"}
+
+
+def test_an_initialism_no_mention_claims_is_a_topic_word() -> None:
+    words = topic_words("Dr. Varga led the ICU ward round with Ana.", ["Dr. Varga", "Ana"])
+    assert words == {"icu", "ward", "round"}
