@@ -8,7 +8,8 @@ ward"); the mentions' own words are left out, except a title ("Coach Mazur" says
 its person). A word shared by a mention's fact and a candidate's facts counts as context,
 weighed like a neighbour by how rare it is among the facts a settle replays (1/sqrt of those
 containing it): two words met in only the two facts of the pair are as much as shared company
-(``ResolutionPolicy.topic_full``). Only a settle has the block's facts to count, so a first pass reads no topics. Pure: no I/O.
+(``ResolutionPolicy.topic_full``). Only a settle has the block's facts to count, so a first
+pass reads no topics. Pure: no I/O.
 """
 
 from __future__ import annotations
