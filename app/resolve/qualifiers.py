@@ -79,6 +79,9 @@ _LOCATIVE = re.compile(
     r"\s+(?P<where>next door|upstairs|downstairs|across the (?:street|road|hall)"
     r"|down the (?:street|road|hall))\b"
 )
+# A preposition right before a mention: what follows the name describes it ("to Kenji
+# upstairs"), as it does for a clause's subject.
+_PREPOSITION_BEFORE = re.compile(r"\b(?:to|with|for|from|by|of|about)\s+$", re.IGNORECASE)
 # The opening of a clause: a mention here is its subject ("Daniel at the bike shop ...").
 _CLAUSE_START = re.compile(r"(?:^|[.!?;:\n(\"“]\s*)$")
 
@@ -329,8 +332,9 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     """A lower-case phrase right after a person's name that says how they are known."""
     where = _LOCATIVE.match(content, end)
     if where is not None:
-        # "Tom downstairs lent me a drill"; "invited Rutger downstairs" says where to.
-        if not _opens_clause(content, start):
+        # "Tom downstairs lent me a drill", "a ladder for Tom upstairs"; "invited Rutger
+        # downstairs", right after the verb, says where to.
+        if not (_opens_clause(content, start) or _PREPOSITION_BEFORE.search(content, 0, start)):
             return None
         return _description("description", where["where"])
     apposition = _APPOSITIVE.match(content, end)

@@ -66,7 +66,11 @@ def test_a_new_clause_after_a_comma_is_no_appositive() -> None:
 def test_a_locative_adverb_after_the_name_describes_the_person() -> None:
     [a] = _said("Kofi downstairs borrowed the ladder.", ("Kofi", "person"))
     assert _keys(a) == [("description", "downstair")]
-    # After an object it says where to: "invited Kofi downstairs".
+    [_, kofi] = _said(
+        "Ravi lent a ladder to Kofi upstairs.", ("Ravi", "person"), ("Kofi", "person")
+    )
+    assert _keys(kofi) == [("description", "upstair")]
+    # Right after the verb it says where to: "invited Kofi downstairs".
     [_, kofi] = _said(
         "Ravi invited Kofi downstairs for tea.", ("Ravi", "person"), ("Kofi", "person")
     )
