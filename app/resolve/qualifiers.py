@@ -71,7 +71,9 @@ _APPOSITIVE = re.compile(
 # Delgado, ...", "saw her GP, Dr. Novak"): matched against the text before the mention.
 _ROLE_BEFORE = re.compile(
     r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?:[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
-    r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})\s*,\s*$"
+    r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})"
+    r"(?P<where>\s+(?:at|in|of|from|on)\s+(?:the\s+)?[A-Z][\w'’.&-]*(?:\s+[A-Z][\w'’.&-]*){0,3})?"
+    r"\s*,\s*$"
 )
 _WORD = re.compile(r"\s*(?P<word>[A-Za-z][\w'’-]*|[^\w\s]|\d\S*)")
 # Locative adverbs that describe a person by where they live or sit, right after the name.
@@ -325,7 +327,9 @@ def _role_before(content: str, start: int) -> Qualifier | None:
     lead = (m["lead"] or "").strip().casefold()
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
         return None
-    return _description("role", m["role"])
+    # "Her new PhD student at Ghent University, Kwame Mensah": where the role is held is part
+    # of it.
+    return _description("role", m["role"] + (m["where"] or ""))
 
 
 def _described(content: str, start: int, end: int) -> Qualifier | None:

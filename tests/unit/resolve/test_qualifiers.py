@@ -163,9 +163,15 @@ def test_a_role_put_before_the_name_describes_the_person() -> None:
     assert _keys(a) == [("role", "ward pharmacist")]
     [b] = _said("She saw her GP, Peter Novak, today.", ("Peter Novak", "person"))
     assert _keys(b) == [("role", "gp")]
+    [c] = _said(
+        "Her new PhD student at Ghent University, Kofi Boateng, called.",
+        ("Ghent University", "organization"),
+        ("Kofi Boateng", "person"),
+    )[1:]
+    assert _keys(c) == [("role", "new phd student ghent university")]
     # A phrase after a preposition says where or when, not who.
-    [c] = _said("After lunch with the team, Rosa Delgado left.", ("Rosa Delgado", "person"))
-    assert c == ()
+    [d] = _said("After lunch with the team, Rosa Delgado left.", ("Rosa Delgado", "person"))
+    assert d == ()
 
 
 def test_a_place_before_a_things_name_or_in_its_appositive_says_where_it_is() -> None:
