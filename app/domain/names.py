@@ -82,7 +82,7 @@ PERSON_TITLES = frozenset(
         "dame",
         "rev",
         "hon",
-        # Forms of address by office: "Coach Mazur", "Captain Reyes", "Father Brennan".
+        # Forms of address by office: "Coach Varga", "Captain Osei", "Father Lund".
         "coach",
         "captain",
         "capt",

@@ -79,7 +79,7 @@ def _named_pairs(text: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:
             continue
         before = [
             (end, i)
-            for s, end, i in spans
+            for _, end, i in spans
             if end <= clause.start()
             and surfaces[i] != surfaces[j]
             and not _SENTENCE_END.search(text, end, clause.start())

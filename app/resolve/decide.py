@@ -66,7 +66,7 @@ class _Group(msgspec.Struct, frozen=True):
     # Every typed mention of the group has a guessed type (NER): no type guard.
     type_guessed: bool = False
     # Entities of the fact's given mentions that name something else (not clustered with the
-    # group): a fact that names "Margonin" beside "Margonin Wind Farm" names two things, even
+    # group): a fact that names "Halden" beside "Halden Solar Farm" names two things, even
     # when a settle decides the two in different passes.
     apart: frozenset[str] = frozenset()
 
@@ -189,7 +189,7 @@ def _groups(
                 if cand.entity_id not in seen:
                     seen[cand.entity_id] = view(cand, policy, hub)
         # A given mention that names the same thing lends the group its names, and its entity
-        # is a candidate: "Kret" decided after "Krzysztof Wójcik, whom the crew calls Kret".
+        # is a candidate: "Bear" decided after "Imre Halasz, whom the yard calls Bear".
         if expand is not None:
             for entity_id in sorted(same - seen.keys() - {""}):
                 seen[entity_id] = view(expand(entity_id), policy, hub)

@@ -609,8 +609,8 @@ def evidence_first(
 ) -> list[Evidence]:
     """``ranked`` with the first namesake that the evidence picks over the best moved first.
 
-    Between namesakes salience is no evidence: a familiar "Kevin Chen" ranked above "Dr. Lihua
-    Chen" on mentions alone does not keep "Dr. Chen at the clinic" from the doctor.
+    Between namesakes salience is no evidence: a familiar "Tamas Varga" ranked above "Dr. Ilse
+    Varga" on mentions alone does not keep "Dr. Varga retested my hearing" from the doctor.
     """
     if not ranked:
         return []

@@ -7,14 +7,15 @@ and timing say; a qualifier both share supports the merge like shared company do
 
 Kinds: ``place`` ("in/on X", "up in X", or "at/from X" where X is a place mention; for a
 thing also a place mention right before its name, "the Zadar Brodoservis", or in an appositive
-saying what and where it is, ", a chandlery on the Split waterfront"), ``organization``
-("from/at/of X" otherwise), ``role`` (an appositive: ", the landlord,", ", chair of the
-parents' committee,") and ``description`` (a lower-case phrase that says how a person is known:
-"from next door", "from the choir", "at the bike shop", ", who runs the bike shop,", "next
-door"). The qualifier is read from the text right after the mention; a mention of the same fact
-found there gives its type. A role may also come before a person's name ("The ward pharmacist,
-Rosa Delgado,"); a relative clause in the past or with a modal (", who signed the form,", ",
-who will stay until autumn,") tells what someone did or will do, not who they are.
+saying what and where it is, ", a chandlery on the Split waterfront", also before the name,
+"The bakery in Mechelen, Kruimel,"), ``organization`` ("from/at/of X" otherwise), ``role`` (an
+appositive: ", the landlord,", ", chair of the parents' committee,") and ``description`` (a
+lower-case phrase that says how a person is known: "from next door", "from the choir", "at the
+bike shop", ", who runs the bike shop,", "next door"). The qualifier is read from the text
+right after the mention; a mention of the same fact found there gives its type. A role may
+also come before a person's name ("The ward pharmacist, Rosa Delgado,"), saying where it is
+held or not; a relative clause in the past or with a modal (", who signed the form,", ", who
+will stay until autumn,") tells what someone did or will do, not who they are.
 
 Places are compared with places. Organisations, roles and descriptions all say who a person is
 to the user (where they work, what they do, where they live), so they are compared with one
@@ -30,7 +31,9 @@ irregular past tense) or by what follows it (an object: a determiner, pronoun or
 preposition). After a person's name, "at", "in" and "on" phrases (lower-case or capitalised)
 count only for a mention that opens its clause ("Daniel at the bike shop replaced...", "Ilse
 Haverkamp in Burnside fitted..."): after an object they usually say where the action happened
-("met Ingrid at the gym", "met Chloe in Krakow"). Pure: no I/O.
+("met Ingrid at the gym", "met Chloe in Krakow"); a locative ("upstairs", "next door") counts
+for such a mention and after a preposition ("a ladder for Kofi upstairs"), not right after a
+verb ("invited Kofi downstairs" says where to). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ _PREP = re.compile(
 _WHAT_AND_WHERE = re.compile(
     r"\s*,\s*(?:a|an|the)\s+(?:[a-z][\w'’-]*\s+){1,6}?(?:in|on|at)\s+(?:the\s+)?"
 )
-# The same put before the name: "The roastery in Leuven, De Koffiebrander, ..."; matched
+# The same put before the name: "The bakery in Mechelen, Kruimel, ..."; matched
 # against the text before the place mention that precedes ", " and the name.
 _WHAT_AND_WHERE_BEFORE = re.compile(
     r"(?:^|(?<=\s))(?:[Tt]he|[Aa]n?)\s+(?:[a-z][\w'’-]*\s+){1,3}(?:in|on|at)\s+(?:the\s+)?$"
@@ -81,7 +84,7 @@ _LOCATIVE = re.compile(
     r"\s+(?P<where>next door|upstairs|downstairs|across the (?:street|road|hall)"
     r"|down the (?:street|road|hall))\b"
 )
-# A preposition right before a mention: what follows the name describes it ("to Kenji
+# A preposition right before a mention: what follows the name describes it ("to Kofi
 # upstairs"), as it does for a clause's subject.
 _PREPOSITION_BEFORE = re.compile(r"\b(?:to|with|for|from|by|of|about)\s+$", re.IGNORECASE)
 # The opening of a clause: a mention here is its subject ("Daniel at the bike shop ...").
@@ -107,17 +110,12 @@ _FUNCTION_WORDS = _word_set(
     always now though however too
     """
 )
-_AUXILIARIES = _word_set(
-    """
-    is was are were be been has had have will would shall should can could may might must
-    does did do
-    """
-)
 _MODALS = _word_set(
     """
     will would shall should can could may might must
     """
 )
+_AUXILIARIES = _MODALS | _word_set("is was are were be been has had have does did do")
 _OBJECT_PRONOUNS = _word_set(
     """
     him them us me it you
@@ -327,7 +325,7 @@ def _role_before(content: str, start: int) -> Qualifier | None:
     lead = (m["lead"] or "").strip().casefold()
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
         return None
-    # "Her new PhD student at Ghent University, Kwame Mensah": where the role is held is part
+    # "Her new PhD student at Tartu University, Kofi Boateng": where the role is held is part
     # of it.
     return _description("role", m["role"] + (m["where"] or ""))
 
@@ -336,7 +334,7 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     """A lower-case phrase right after a person's name that says how they are known."""
     where = _LOCATIVE.match(content, end)
     if where is not None:
-        # "Tom downstairs lent me a drill", "a ladder for Tom upstairs"; "invited Rutger
+        # "Tom downstairs lent me a drill", "a ladder for Tom upstairs"; "invited Kofi
         # downstairs", right after the verb, says where to.
         if not (_opens_clause(content, start) or _PREPOSITION_BEFORE.search(content, 0, start)):
             return None
@@ -391,7 +389,7 @@ def _phrase(content: str, pos: int) -> str | None:
 def _has_verb(phrase: str) -> bool:
     """Whether a phrase holds a verb (a past tense or an auxiliary): a clause, not a noun phrase.
 
-    ", the ferry spent the week at Berth 14" says what happened, not what and where a thing is.
+    ", the barge spent the week at Dock 13" says what happened, not what and where a thing is.
     """
     return any(_is_past(w) or w in _AUXILIARIES for w in re.findall(r"[a-z]+", phrase))
 

@@ -4,7 +4,7 @@ Two people called Daniel Osei, one an anaesthetist, one a potter: "Daniel Osei i
 patient" names neither by a qualifier, yet "patient" recurs in the anaesthetist's facts and
 never in the potter's. A fact's topic words are its lower-case content words: capitalised
 words are names or sentence openings, except an initialism no mention claims ("the ICU
-ward"); the mentions' own words are left out, except a title ("Coach Mazur" says "coach" of
+ward"); the mentions' own words are left out, except a title ("Coach Varga" says "coach" of
 its person). A word shared by a mention's fact and a candidate's facts counts as context,
 weighed like a neighbour by how rare it is among the facts a settle replays (1/sqrt of those
 containing it): two words met in only the two facts of the pair are as much as shared company
@@ -55,7 +55,7 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
     words: set[str] = set()
     for surface in sorted({s for s in surfaces if s}, key=len, reverse=True):
         masked = masked.replace(surface, " ")
-        # A title says what the person is ("Coach Mazur" and "the head coach" share "coach").
+        # A title says what the person is ("Coach Varga" and "the head coach" share "coach").
         title = surface.split()[0].rstrip(".").casefold() if " " in surface.strip() else ""
         if title in PERSON_TITLES and len(title) >= 4:
             words.add(title)

@@ -164,11 +164,11 @@ def test_a_role_put_before_the_name_describes_the_person() -> None:
     [b] = _said("She saw her GP, Peter Novak, today.", ("Peter Novak", "person"))
     assert _keys(b) == [("role", "gp")]
     [c] = _said(
-        "Her new PhD student at Ghent University, Kofi Boateng, called.",
-        ("Ghent University", "organization"),
+        "Her new PhD student at Tartu University, Kofi Boateng, called.",
+        ("Tartu University", "organization"),
         ("Kofi Boateng", "person"),
     )[1:]
-    assert _keys(c) == [("role", "new phd student ghent university")]
+    assert _keys(c) == [("role", "new phd student tartu university")]
     # A phrase after a preposition says where or when, not who.
     [d] = _said("After lunch with the team, Rosa Delgado left.", ("Rosa Delgado", "person"))
     assert d == ()
