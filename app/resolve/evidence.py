@@ -535,12 +535,17 @@ def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) ->
     about this mention: it picks the likelier of two candidates that may be one thing, never
     one of two namesakes.
     """
-    if round(best.name.score - rival.name.score, policy.score_decimals) >= policy.tie_margin:
-        return False
-    if best.qualified and not rival.qualified:
+    if _better_name_or_qualifier(best, rival, policy):
         return False
     gap = round(best.context - rival.context, policy.score_decimals)
     return not (_own_context(best, rival) and gap >= policy.tie_margin)
+
+
+def _better_name_or_qualifier(ours: Evidence, theirs: Evidence, policy: ResolutionPolicy) -> bool:
+    """Whether ``ours`` has a better name by the margin, or a qualifier ``theirs`` lacks."""
+    if round(ours.name.score - theirs.name.score, policy.score_decimals) >= policy.tie_margin:
+        return True
+    return ours.qualified and not theirs.qualified
 
 
 def _own_context(ours: Evidence, theirs: Evidence) -> set[str]:
@@ -597,11 +602,7 @@ def _told_apart(
 
 def _own_evidence(ours: Evidence, theirs: Evidence, policy: ResolutionPolicy) -> bool:
     """Whether ``ours`` has evidence ``theirs`` lacks (a name, qualifier, company or word)."""
-    if round(ours.name.score - theirs.name.score, policy.score_decimals) >= policy.tie_margin:
-        return True
-    if ours.qualified and not theirs.qualified:
-        return True
-    return bool(_own_context(ours, theirs))
+    return _better_name_or_qualifier(ours, theirs, policy) or bool(_own_context(ours, theirs))
 
 
 def evidence_first(

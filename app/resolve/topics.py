@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 
-from app.domain.names import PERSON_TITLES
+from app.domain.names import PERSON_TITLES, name_key, name_tokens
 from app.resolve.qualifiers import content_words
 from app.resolve.scoring import ResolutionPolicy
 
@@ -56,9 +56,9 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
     for surface in sorted({s for s in surfaces if s}, key=len, reverse=True):
         masked = masked.replace(surface, " ")
         # A title says what the person is ("Coach Varga" and "the head coach" share "coach").
-        title = surface.split()[0].rstrip(".").casefold() if " " in surface.strip() else ""
-        if title in PERSON_TITLES and len(title) >= 4:
-            words.add(title)
+        tokens = name_tokens(name_key(surface))
+        if len(tokens) > 1 and tokens[0] in PERSON_TITLES and len(tokens[0]) >= 4:
+            words.add(tokens[0])
     for m in _WORD.finditer(masked):
         if _ACRONYM.fullmatch(m.group()):
             # An initialism no mention claimed says what the fact is about ("the ICU ward").
