@@ -43,6 +43,7 @@ from app.retain.operations import OperationRunner
 from app.retain.pipeline import RetainPipeline
 from app.retain.reconcile import Reconciler
 from app.retain.settle_behind import SettleTiming
+from app.store.background import finish_within
 from app.store.cypher import CypherRegistry
 from app.store.data_lock import DataFolderLock
 from app.store.embeddings import Embedder
@@ -243,8 +244,11 @@ class Runtime:
             if settings.admin_key:
                 await runtime.keys.ensure(settings.admin_key, name="MNEMO_ADMIN_KEY")
             stack.push_async_callback(runtime.webhook_sender.aclose)
-            # Closed before the stores: a publish still running (its caller gone) finishes.
-            stack.push_async_callback(runtime.retainer.wait_idle)
+            # Closed before the stores: a publish still running (its caller gone) finishes, for
+            # a bounded time (decision 0024).
+            stack.push_async_callback(
+                finish_within, runtime.retainer.wait_idle, name="mnemo-shutdown-publish"
+            )
             if background:
                 await runtime.events.start()
                 stack.push_async_callback(runtime.events.stop)

@@ -28,6 +28,7 @@ import msgspec
 
 from app.consolidate.service import BatchOutcome, Consolidator, LeaseLost
 from app.domain.events import EventSink, NoEvents
+from app.store.background import stop_tasks
 from app.store.graph import Graph, Tx
 
 log = logging.getLogger(__name__)
@@ -118,9 +119,7 @@ class ConsolidationWorker:
     async def stop(self) -> None:
         """Stop the loop; the lease it holds expires (or is given back when it was idle)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_tasks([self._task])
             self._task = None
 
     @property

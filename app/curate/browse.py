@@ -32,6 +32,7 @@ from app.curate.schemas.browse import (
 )
 from app.domain.banks import BankDirectory
 from app.errors import NotFound
+from app.store.background import stop_tasks
 from app.store.graph import Graph, cypher_datetime
 
 # Links of each kind shown on a fact's page; facts naming the same entities, and how many of
@@ -191,9 +192,7 @@ class BrowseService:
 
     async def close(self) -> None:
         """Cancel recounts still running (the service is shutting down)."""
-        for task in list(self._recounts.values()):
-            task.cancel()
-        await asyncio.gather(*self._recounts.values(), return_exceptions=True)
+        await stop_tasks(list(self._recounts.values()))
 
     async def backlog(self, bank_id: str, *, cap: int = BACKLOG_CAP) -> ConsolidationBacklog:
         """Facts waiting for consolidation or failed it, observations, unfinished operations.

@@ -16,7 +16,6 @@ writes nothing new.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -35,6 +34,7 @@ from app.retain.schemas import (
     RetainItem,
     status_view,
 )
+from app.store.background import stop_tasks
 from app.store.graph import Graph
 
 log = logging.getLogger(__name__)
@@ -178,10 +178,7 @@ class OperationRunner:
 
     async def stop(self) -> None:
         """Stop the worker; an operation in progress stays `running` and resumes next start."""
-        for task in [t for t in (self._worker, *self._workers) if t is not None]:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_tasks(t for t in (self._worker, *self._workers) if t is not None)
         self._worker = None
         self._workers = []
 

@@ -16,12 +16,13 @@ so a stalled service never mistakes its own stall for a hung Neo4j and ends requ
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 
 from prometheus_client import Gauge
+
+from app.store.background import stop_tasks
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +72,7 @@ class Liveness:
 
     async def stop(self) -> None:
         """Stop both tasks."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_tasks(self._tasks)
         self._tasks = []
 
     async def check(self) -> bool:

@@ -11,7 +11,6 @@ but not yet recorded when the process dies is lost.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import uuid
@@ -27,6 +26,7 @@ from app.domain.banks import BankDirectory
 from app.domain.events import EVENT_TYPES, Event, EventType
 from app.domain.paging import offset_of_cursor
 from app.errors import InvalidInput, NotFound
+from app.store.background import stop_tasks
 from app.store.graph import Graph
 from app.store.webhook_http import HttpAnswer, WebhookSender
 from app.webhooks.rules import (
@@ -266,12 +266,7 @@ class Dispatcher:
 
     async def stop(self) -> None:
         """Stop; deliveries in progress stay pending and resume at the next start."""
-        tasks = [t for t in (self._worker, *self._sending) if t is not None]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_tasks(t for t in (self._worker, *self._sending) if t is not None)
         self._worker = None
 
     async def wait_idle(self) -> None:
