@@ -103,7 +103,7 @@ class Runtime:
             embedder=embedder,
             banks=self.banks,
             extractors=extractors,
-            resolver=GraphResolver(),
+            resolver=GraphResolver(embed=embedder.embed),
             limits=RetainLimits(
                 max_item_chars=settings.max_item_chars,
                 max_items_per_request=settings.max_items_per_request,

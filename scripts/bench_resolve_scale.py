@@ -284,11 +284,12 @@ async def run(args: argparse.Namespace) -> None:
     everything = Generator(seed=7).entities(max(sizes))
     facts = sample_facts(everything[: min(sizes)], args.sample, seed=5)
     mentions = sum(len(f.mentions) for f in facts)
-    resolver = GraphResolver()
     results: list[tuple[int, float]] = []
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as data_dir:
         settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri, **benchmark_neo4j_auth())
         async with Runtime.open(settings, background=False) as runtime:
+            # As the service builds it: a settle reads the embedding model for namesakes.
+            resolver = GraphResolver(embed=runtime.embedder.embed)
             for size in sizes:
                 # --keep: a stable id, reused by the next run when it holds the same entities.
                 bank_id = f"bench-resolve-{size}-{args.load}"

@@ -22,11 +22,12 @@ counted. Zero means no merge was lost to retrieval: what the resolver missed, it
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.config import Settings
 from app.domain.names import name_key
 from app.resolve.batch import FactInput, could_merge
 from app.resolve.memory_bank import MemoryBank
@@ -42,6 +44,7 @@ from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import WorkingSet
+from app.store.embeddings import Embedder
 from scripts.bench_identity import score, scorer_for  # the same scorer runner as the benchmark
 
 DEFAULT_CORPUS = (
@@ -53,10 +56,14 @@ RECONSIDER_ROUNDS = 8
 
 
 def run(
-    items: list[dict[str, Any]], policy: ResolutionPolicy, *, settle: bool = True
+    items: list[dict[str, Any]],
+    policy: ResolutionPolicy,
+    *,
+    settle: bool = True,
+    embed: Callable[[Sequence[str]], Sequence[Sequence[float]]] | None = None,
 ) -> tuple[dict[str, str], MemoryBank]:
     """Replay items in the given order; the assignment {anchor: final entity id} and the bank."""
-    bank = MemoryBank(policy, settle=settle)
+    bank = MemoryBank(policy, settle=settle, embed=embed)
     for item in items:
         content = str(item["content"])
         bank.retain(
@@ -104,6 +111,16 @@ def audited_lookups() -> Iterator[Counter[str]]:
         WorkingSet.lookup = lookup  # type: ignore[method-assign]
 
 
+def _embedding_model() -> Callable[[Sequence[str]], Sequence[Sequence[float]]]:
+    """The service's embedding model (the default settings), called without an event loop."""
+    embedder = asyncio.run(Embedder.load(Settings()))
+
+    def embed(texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        return [list(map(float, row)) for row in asyncio.run(embedder.embed(texts))]
+
+    return embed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Simulate entity resolution on an identity corpus.")
     ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -111,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--quiet", action="store_true", help="only the summary lines")
     ap.add_argument("--no-settle", action="store_true", help="first pass only (no settle)")
+    ap.add_argument(
+        "--no-embeddings",
+        action="store_true",
+        help="settle without the embedding model (no namesakes told apart by company)",
+    )
     ap.add_argument(
         "--candidate-recall",
         action="store_true",
@@ -130,10 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {k: float(v) for k, v in (s.split("=", 1) for s in args.set)}
     policy = msgspec.structs.replace(DEFAULT_POLICY, **overrides)
     items = list(corpus["items"])
+    embed = None if args.no_embeddings else _embedding_model()
     paths: dict[str, Path] = {}
     for order, seq in (("forward", items), ("reverse", items[::-1])):
         with audited_lookups() if args.candidate_recall else contextlib.nullcontext() as audit:
-            assignment, bank = run(seq, policy, settle=not args.no_settle)
+            assignment, bank = run(seq, policy, settle=not args.no_settle, embed=embed)
         if audit is not None:
             print(
                 f"   candidate recall ({order}): {audit['lookups']} lookups, "

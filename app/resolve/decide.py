@@ -208,7 +208,9 @@ def _groups(
             is_label=mentions[idx[0]].is_label,
             exact_only=not mentions[idx[0]].resolve,
             views=tuple(seen.values()),
-            qualifiers=tuple(sorted({q for c in cluster for q in said[c]})),
+            qualifiers=tuple(
+                sorted({q for c in cluster for q in _stated(said[c], everyone[live[c]])})
+            ),
             topics=fact.topics,
             type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
             apart=apart,
@@ -227,6 +229,11 @@ def _groups(
             )
         groups.append(msgspec.structs.replace(group, views=views, screen=screen))
     return groups
+
+
+def _stated(said: Sequence[Qualifier], mention: Mention) -> tuple[Qualifier, ...]:
+    """What the text says next to a mention, and the company a settle found its fact keeps."""
+    return (*said, mention.company) if mention.company is not None else tuple(said)
 
 
 def _memo(expand: Callable[[str], Candidate]) -> Callable[[str], Candidate]:

@@ -38,7 +38,7 @@ from app.resolve.memory_bank import (
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
-from app.resolve.settle_store import SettleOutcome, annotate_mentions, as_given, settle_block
+from app.resolve.settle_store import Embed, SettleOutcome, annotate_mentions, as_given, settle_block
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
@@ -153,8 +153,12 @@ def review_id(bank_id: str, a: str, b: str) -> str:
 class GraphResolver:
     """The EntityResolver the retain pipeline uses."""
 
-    def __init__(self, policy: ResolutionPolicy = DEFAULT_POLICY) -> None:
+    def __init__(
+        self, policy: ResolutionPolicy = DEFAULT_POLICY, *, embed: Embed | None = None
+    ) -> None:
         self._policy = policy
+        # The store's embedding model: a settle tells namesakes apart by their facts' company.
+        self._embed = embed
 
     async def resolve(
         self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]
@@ -267,6 +271,7 @@ class GraphResolver:
                 ws.neighbour_info,
                 bank_entities=ws.bank_entities,
                 policy=self._policy,
+                embed=self._embed,
             )
         # Each entity whose mentions the settle moved, or to which a write gave a mention of
         # another type than its own, carries the type its mentions now say by majority, not

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -24,6 +24,7 @@ from app.resolve.settle import (
     SettlePlan,
     plan,
     replay,
+    settle_company_texts,
 )
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import ReviewRecord, WorkingEntity, WorkingSet
@@ -184,9 +185,17 @@ def split_block(
 class MemoryBank:
     """Facts with the entity of each mention, retained and settled as the service does."""
 
-    def __init__(self, policy: ResolutionPolicy = DEFAULT_POLICY, *, settle: bool = True) -> None:
+    def __init__(
+        self,
+        policy: ResolutionPolicy = DEFAULT_POLICY,
+        *,
+        settle: bool = True,
+        embed: Callable[[Sequence[str]], Sequence[Sequence[float]]] | None = None,
+    ) -> None:
         self.policy = policy
         self.settle = settle
+        # The store's embedding model, for namesakes told apart by their facts' company.
+        self.embed = embed
         self.facts: list[SettleFact] = []
         # Per fact, the index in the retained item of each stored mention.
         self.positions: list[list[int]] = []
@@ -239,6 +248,11 @@ class MemoryBank:
             entities, bank_entities=len(ws.entities), pinned=set(), policy=self.policy
         )
         facts = [f for f in self.facts if any(m.entity_id in free for m in f.mentions)]
+        texts = settle_company_texts(facts) if self.embed is not None else {}
+        vectors = {}
+        if texts and self.embed is not None:
+            rows = self.embed(list(texts.values()))
+            vectors = {slot: list(row) for slot, row in zip(texts, rows, strict=True)}
         result = replay(
             facts,
             free,
@@ -246,6 +260,7 @@ class MemoryBank:
             {},
             bank_entities=len(ws.entities),
             policy=self.policy,
+            company_vectors=vectors,
         )
         self.settles += 1
         settled = plan(result.targets, {i: ws.entities[i].first for i in block})

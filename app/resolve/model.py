@@ -84,6 +84,9 @@ class Mention(msgspec.Struct, frozen=True, kw_only=True):
     resolve: bool = True
     # ``type`` is a local model's guess (NER): it never rules a candidate out.
     type_guessed: bool = False
+    # Which namesake's company its fact keeps, when a settle found namesakes of its name
+    # told apart by what their facts are about (``company.company_groups``).
+    company: Qualifier | None = None
 
 
 class FactMentions(msgspec.Struct, frozen=True, kw_only=True):

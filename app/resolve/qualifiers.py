@@ -46,7 +46,10 @@ import msgspec
 from app.domain.names import name_form, name_key, type_class
 from app.resolve.guards import align_words
 
-Kind = str  # "place" | "organization" | "role" | "description"
+Kind = str  # "place" | "organization" | "role" | "description" | "company"
+# The kind a settle gives the mentions of namesakes it tells apart by their facts' company
+# (``company``): not read from the text, and compatible only with itself.
+COMPANY: Kind = "company"
 
 _PREP = re.compile(
     r"\s*,?\s*(?P<prep>in|from|at|of|on|(?:up|down|out|over)\s+in)\s+(?:the\s+)?", re.IGNORECASE
@@ -461,6 +464,8 @@ def compatible(a: Qualifier, b: Qualifier) -> bool:
     """
     if a.key == b.key:
         return True
+    if COMPANY in (a.kind, b.kind):
+        return False  # one group of facts each (``company``): other keys, other namesakes
     if a.kind in _WORDED or b.kind in _WORDED:
         return bool(set(content_words(a.key)) & set(content_words(b.key)))
     fa, fb = name_form(a.key), name_form(b.key)

@@ -29,6 +29,7 @@ import msgspec
 
 from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.batch import FactInput, resolve_one
+from app.resolve.company import company_groups, company_texts
 from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
 from app.resolve.qualifiers import Qualifier, qualifiers_in
@@ -140,7 +141,9 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     return out
 
 
-def unqualified_namesakes(facts: Sequence[SettleFact]) -> set[tuple[str, int]]:
+def unqualified_namesakes(
+    facts: Sequence[SettleFact], company: Mapping[tuple[str, int], Qualifier] | None = None
+) -> set[tuple[str, int]]:
     """(memory id, index) of the mentions a replay decides last: namesakes' plain full names.
 
     A full name stated with qualifiers that cannot hold for one person ("Daniel Okafor from
@@ -148,8 +151,10 @@ def unqualified_namesakes(facts: Sequence[SettleFact]) -> set[tuple[str, int]]:
     no qualifier is then what a bare given name is: decided after the qualified mentions, it
     sees every holder with all its company, and joins one only when the evidence separates
     them. Decided in time order among them, it would join whichever holder's company happened
-    to come first.
+    to come first. ``company``: the mentions a settle found the namesakes' company of
+    (``company.company_groups``), qualified as if the text said so.
     """
+    company = company or {}
     stated: defaultdict[tuple[str, str], set[tuple[Qualifier, ...]]] = defaultdict(set)
     plain: defaultdict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
     for fact in facts:
@@ -158,8 +163,9 @@ def unqualified_namesakes(facts: Sequence[SettleFact]) -> set[tuple[str, int]]:
         )
         for i, m in enumerate(fact.mentions):
             name = (name_key(m.text), type_class(m.type))
-            if said[i]:
-                stated[name].add(said[i])
+            kept = company.get((fact.memory_id, i))
+            if said[i] or kept is not None:
+                stated[name].add((*said[i], kept) if kept is not None else said[i])
             else:
                 plain[name].append((fact.memory_id, i))
     out: set[tuple[str, int]] = set()
@@ -168,6 +174,13 @@ def unqualified_namesakes(facts: Sequence[SettleFact]) -> set[tuple[str, int]]:
         if any(qualifier_conflict(a, b) for a, b in itertools.combinations(held, 2)):
             out.update(mentions)
     return out
+
+
+def settle_company_texts(facts: Sequence[SettleFact]) -> dict[tuple[str, int], str]:
+    """The texts whose embeddings ``replay`` reads for namesakes (``company.company_texts``)."""
+    return company_texts(
+        [(f.memory_id, f.content, [(m.text, m.type) for m in f.mentions]) for f in facts]
+    )
 
 
 def _shortens(short: NameForm, long_: NameForm) -> bool:
@@ -185,6 +198,7 @@ def replay(
     *,
     bank_entities: int,
     policy: ResolutionPolicy = DEFAULT_POLICY,
+    company_vectors: Mapping[tuple[str, int], Sequence[float]] | None = None,
 ) -> Replay:
     """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
 
@@ -199,7 +213,8 @@ def replay(
     ``facts`` must hold every stored fact that mentions a free entity. ``anchored`` are loaded
     as they are stored (candidates, fixed); mentions of any entity that is not free stay
     where they are and count as context. ``neighbour_info`` gives the degree and series of
-    the entities only known as neighbours.
+    the entities only known as neighbours. ``company_vectors``: the embeddings of the texts
+    ``settle_company_texts`` gives, which tell namesakes apart by their facts' company.
     """
     free_ids = frozenset(free)
     counter = itertools.count(1)
@@ -208,8 +223,11 @@ def replay(
     )
     ws.neighbour_info.update(neighbour_info)
     # Topic words weighed by the block's facts, all of them: the same whatever the order.
-    ws.topic_facts = Counter(
-        w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
+    words = {f.memory_id: topic_words(f.content, [m.text for m in f.mentions]) for f in facts}
+    ws.topic_facts = Counter(w for found in words.values() for w in found)
+    company = company_groups(
+        [(f.memory_id, [(m.text, m.type) for m in f.mentions]) for f in facts],
+        company_vectors or {},
     )
     for entity in anchored:
         ws.load(_copy(entity))
@@ -221,7 +239,7 @@ def replay(
         for f in ordered
     }
     short = short_forms(facts)
-    unqualified = unqualified_namesakes(facts)
+    unqualified = unqualified_namesakes(facts, company)
     raw: dict[tuple[str, str], str] = {}
 
     def stage(fact: SettleFact, i: int) -> int:
@@ -251,12 +269,12 @@ def replay(
             assigned = resolve_one(
                 ws,
                 FactInput(
-                    mentions=tuple(_mention(fact, i) for i in keep),
+                    mentions=tuple(_mention(fact, i, company) for i in keep),
                     at=fact.at,
                     content=fact.content,
                     memory_id=fact.memory_id,
                     later=tuple(
-                        _mention(fact, i)
+                        _mention(fact, i, company)
                         for i in moving[fact.memory_id]
                         if stage(fact, i) > current
                     ),
@@ -270,13 +288,14 @@ def replay(
     return Replay(targets=targets, reviews=tuple(ws.reviews))
 
 
-def _mention(fact: SettleFact, i: int) -> Mention:
+def _mention(fact: SettleFact, i: int, company: Mapping[tuple[str, int], Qualifier]) -> Mention:
     m = fact.mentions[i]
     return Mention(
         text=m.text,
         type=m.type,
         aliases=aliases_stated_for(fact.content, m.text),
         type_guessed=m.type_guessed,
+        company=company.get((fact.memory_id, i)),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
 import msgspec
@@ -22,10 +22,21 @@ from app.resolve.memory_bank import split_block
 from app.resolve.port import FactToResolve, MentionToResolve, PendingSettle, ResolvedMention
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
-from app.resolve.settle import SettleFact, SettleMention, SettlePlan, plan, replay
+from app.resolve.settle import (
+    SettleFact,
+    SettleMention,
+    SettlePlan,
+    plan,
+    replay,
+    settle_company_texts,
+)
 from app.resolve.working_set import NeighbourInfo, WorkingEntity
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key
+from app.store.vectors import QueryVectors
+
+# The store's embedding model (``Embedder.embed``).
+Embed = Callable[[Sequence[str]], Awaitable[QueryVectors]]
 
 SETTLE_REASON = "settle: re-resolved with the evidence of the whole block"
 
@@ -163,8 +174,13 @@ async def settle_block(
     *,
     bank_entities: int,
     policy: ResolutionPolicy = DEFAULT_POLICY,
+    embed: Embed | None = None,
 ) -> SettleOutcome:
-    """Replay the block (``entities``: its entities as stored) and apply the difference."""
+    """Replay the block (``entities``: its entities as stored) and apply the difference.
+
+    ``embed``: the store's embedding model, for namesakes told apart by their facts' company
+    (``company``); without it, none are.
+    """
     ids = sorted(set(block))
     pinned = {
         r.id for r in await tx.rows("resolve/settle_pins", {"bank_id": bank_id, "ids": ids}, _IdRow)
@@ -184,6 +200,11 @@ async def settle_block(
         for r in rows
     ]
     by_id = {e.id: e for e in entities}
+    texts = settle_company_texts(facts) if embed is not None else {}
+    vectors = {}
+    if texts and embed is not None:
+        embedded = await embed(list(texts.values()))
+        vectors = {slot: list(row) for slot, row in zip(texts, embedded, strict=True)}
     result = replay(
         facts,
         free,
@@ -191,6 +212,7 @@ async def settle_block(
         neighbour_info,
         bank_entities=bank_entities,
         policy=policy,
+        company_vectors=vectors,
     )
     first_seen: dict[str, datetime] = {}
     for f in facts:

@@ -4,6 +4,7 @@ concurrency, ``resolve_entities: false``, normalisation and the guards."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ from tests.support.entity_helpers import (
     one,
 )
 from tests.support.helpers import GraphProbe
+from tests.support.namesakes import CHOIR_FACTS, ENGINE_FACTS
 
 
 @pytest.fixture
@@ -444,3 +446,29 @@ def test_the_qualifiers_stated_with_a_name_are_shown_with_the_facts_that_state_t
     assert [(q["kind"], q["value"]) for q in landlord["qualifiers"]] == [("role", "landlord")]
     tacoma = get_json(http, entities_url(cbank, f"/{entity_of(http, cbank, ids[0], 'Tacoma')}"))
     assert tacoma["qualifiers"] == []
+
+
+def test_two_namesakes_known_only_by_what_their_facts_say_are_two_entities(
+    http: httpx.Client, cbank: str
+) -> None:
+    """Nothing next to the name tells them apart; what each one's facts are about does."""
+    texts = [t for pair in zip(CHOIR_FACTS, ENGINE_FACTS, strict=True) for t in pair]
+    ids = each(
+        http,
+        cbank,
+        *(item(t, "Wen Harlow", at=f"2027-{1 + n // 4:02d}-{1 + 7 * (n % 4):02d}T09:00:00Z")
+          for n, t in enumerate(texts)),
+    )  # fmt: skip
+    holder = {
+        text: entity_of(http, cbank, mid, "Wen Harlow")
+        for text, mid in zip(texts, ids, strict=True)
+    }
+    choir = Counter(holder[t] for t in CHOIR_FACTS).most_common(1)[0]
+    engine = Counter(holder[t] for t in ENGINE_FACTS).most_common(1)[0]
+    assert choir[0] != engine[0]
+    assert choir[1] >= 4 and engine[1] >= 4
+    assert not {holder[t] for t in CHOIR_FACTS} & {holder[t] for t in ENGINE_FACTS}
+    # The told-apart namesakes show their own facts' qualifiers only, none of the grouping.
+    detail = get_json(http, entities_url(cbank, f"/{choir[0]}"))
+    assert detail["name"] == "Wen Harlow"
+    assert all(q["kind"] != "company" for q in detail["qualifiers"])

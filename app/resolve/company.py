@@ -1,0 +1,176 @@
+"""Namesakes told apart by the company their facts keep.
+
+Two people who share a full name are often written about with nothing next to the name to
+tell them apart: "Wen Harlow made the basses sing the hymn again", "Wen Harlow found a
+cracked coolant line". What tells them apart is what their facts are about. In a settle's
+block, each fact of a person's full name that the block holds at least ``2 * MIN_GROUP``
+times is embedded with that name masked (``company_texts``). Linking the facts that are
+alike, from the lowest level of ``LINK_LEVELS`` up, the first level at which they fall into
+two groups or more of ``MIN_GROUP`` facts each is where the name may be held by namesakes;
+groups that are still alike on average (``APART_SIMILARITY``) are one person's, and those
+left apart are namesakes (``company_groups``). Each group's mentions carry a ``company``
+qualifier of their own, which conflicts with the other groups', and the name's mentions in
+no group are decided last, as plain mentions of namesakes are
+(``settle.unqualified_namesakes``).
+
+One person written about in two settings (at work, at home) falls into two groups at some
+level too, but the two stay alike on average, in how the person is written about; a person's
+odd fact out is in no group and splits nothing. Only people are read this way: a place or an
+organisation is where unrelated people do unrelated things, and its facts rarely hold together
+at all.
+
+Pure: the groups are a function of the name's facts and their embeddings, whatever order the
+facts came in (the embedding is the caller's: the store's model).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from app.domain.names import name_key, type_class
+from app.resolve.qualifiers import COMPANY, Qualifier
+
+# Facts a group must hold, each side, for a name to be read as held by namesakes.
+MIN_GROUP = 3
+# The levels of cosine similarity (all-MiniLM-L6-v2, the name masked) at which facts are
+# linked, lowest first: below the first, sentences on one subject are no more alike than
+# any two; at the last, only near restatements are linked.
+LINK_LEVELS = tuple(round(0.30 + 0.01 * step, 2) for step in range(31))
+# Two groups are two people only when their facts are on average at most this alike: one
+# person's two settings still share how they are written about. On the development corpora,
+# two namesakes' groups are 0.05-0.16 alike on average (a few 0.19-0.26), while one person's
+# facts, cut into two groups, are 0.17-0.31 alike (one 0.06).
+APART_SIMILARITY = 0.16
+# What the name is replaced by: the facts are compared on what they say, not on the name.
+MASK = "someone"
+
+# (fact id, mentions as (text, type)) of a block's facts.
+FactNames = tuple[str, Sequence[tuple[str, str | None]]]
+Slot = tuple[str, int]
+
+
+def company_texts(
+    facts: Sequence[tuple[str, str, Sequence[tuple[str, str | None]]]],
+) -> dict[Slot, str]:
+    """(fact id, mention index) → the fact's text with that name masked, for the names to group.
+
+    ``facts``: each fact's id, text and mentions (text, type). Only full names of people (two
+    words or more) that ``2 * MIN_GROUP`` facts or more hold are grouped.
+    """
+    slots = _slots_by_name([(fid, mentions) for fid, _, mentions in facts])
+    content = {fid: text for fid, text, _ in facts}
+    surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
+    return {
+        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]])
+        for group in slots.values()
+        for slot in group
+    }
+
+
+def company_groups(
+    facts: Sequence[FactNames], vectors: Mapping[Slot, Sequence[float]]
+) -> dict[Slot, Qualifier]:
+    """(fact id, mention index) → its ``company`` qualifier, for names held by namesakes.
+
+    ``vectors``: the embedding of each text ``company_texts`` gave (a slot without one is
+    linked to nothing).
+    """
+    out: dict[Slot, Qualifier] = {}
+    for key, slots in sorted(_slots_by_name(facts).items()):
+        present = [s for s in slots if s in vectors]
+        for group in _namesakes(present, vectors):
+            # Named by its first fact: the same group, the same key, whatever the order.
+            first = min(fid for fid, _ in group)
+            label = Qualifier(kind=COMPANY, key=f"{key}#{first}", text=f"{len(group)} facts alike")
+            for slot in group:
+                out[slot] = label
+    return out
+
+
+def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, Sequence[float]]) -> list[list[Slot]]:
+    """The groups of facts that are each one namesake's (none: one person, or no telling).
+
+    At the lowest link level where the facts fall into two groups or more of ``MIN_GROUP``
+    facts (a cut of the single-linkage tree), groups that are on average more than
+    ``APART_SIMILARITY`` alike are one person's and are joined; two or more left apart are
+    namesakes. The facts in no group are not labelled.
+    """
+    similarity = {
+        (a, b): _cosine(vectors[a], vectors[b]) for a, b in itertools.combinations(slots, 2)
+    }
+    for level in LINK_LEVELS:
+        big = [g for g in _linked(slots, similarity, level) if len(g) >= MIN_GROUP]
+        if len(big) < 2:
+            continue
+        joined = _join_alike(big, similarity)
+        if len(joined) >= 2:
+            return joined
+    return []
+
+
+def _join_alike(
+    groups: list[list[Slot]], similarity: Mapping[tuple[Slot, Slot], float]
+) -> list[list[Slot]]:
+    """Join groups that are on average more than ``APART_SIMILARITY`` alike (most alike first)."""
+    groups = [sorted(g) for g in groups]
+    while len(groups) > 1:
+        pairs = [
+            (_mean_between(a, b, similarity), i, j)
+            for (i, a), (j, b) in itertools.combinations(enumerate(groups), 2)
+        ]
+        alike, i, j = max(pairs)
+        if alike <= APART_SIMILARITY:
+            break
+        groups[i] = sorted(groups[i] + groups[j])
+        del groups[j]
+    return groups
+
+
+def _mean_between(
+    a: Sequence[Slot], b: Sequence[Slot], similarity: Mapping[tuple[Slot, Slot], float]
+) -> float:
+    values = [similarity.get((x, y), similarity.get((y, x), 0.0)) for x in a for y in b]
+    return sum(values) / len(values)
+
+
+def _slots_by_name(facts: Sequence[FactNames]) -> dict[str, list[Slot]]:
+    by_name: defaultdict[str, list[Slot]] = defaultdict(list)
+    for fid, mentions in facts:
+        seen: set[str] = set()
+        for i, (text, kind) in enumerate(mentions):
+            key = name_key(text)
+            if type_class(kind) == "person" and len(key.split()) >= 2 and key not in seen:
+                seen.add(key)
+                by_name[key].append((fid, i))
+    return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}
+
+
+def _linked(
+    slots: Sequence[Slot], similarity: Mapping[tuple[Slot, Slot], float], level: float
+) -> list[list[Slot]]:
+    """The connected groups of ``slots`` (facts at least ``level`` alike are linked)."""
+    parent = {s: s for s in slots}
+
+    def root(s: Slot) -> Slot:
+        while parent[s] != s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for (a, b), alike in similarity.items():
+        if alike >= level:
+            parent[root(a)] = root(b)
+    groups: defaultdict[Slot, list[Slot]] = defaultdict(list)
+    for s in sorted(slots):
+        groups[root(s)].append(s)
+    return sorted(groups.values())
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

@@ -1,0 +1,144 @@
+"""Namesakes told apart by the company their facts keep (``app.resolve.company``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from app.config import load_settings
+from app.resolve.batch import FactInput
+from app.resolve.company import MASK, company_groups, company_texts
+from app.resolve.memory_bank import MemoryBank
+from app.resolve.model import Mention
+from app.resolve.qualifiers import COMPANY, Qualifier, conflict
+from app.store.embeddings import Embedder
+from tests.support.namesakes import CHOIR_FACTS, ENGINE_FACTS
+
+CHOIR = [1.0, 0.0, 0.0]
+ENGINE = [0.0, 1.0, 0.0]
+ODD = [0.0, 0.0, 1.0]
+
+
+def names(
+    n: int, text: str = "Wen Harlow", kind: str = "person"
+) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    return [(f"f{i:02d}", [(text, kind), ("Tarn Quay", "place")]) for i in range(n)]
+
+
+def test_two_groups_of_facts_that_share_nothing_are_two_namesakes() -> None:
+    facts = names(8)
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(7)}
+    vectors[("f07", 0)] = ODD
+    labels = company_groups(facts, vectors)
+    choir = {labels[(f"f{i:02d}", 0)] for i in range(4)}
+    engine = {labels[(f"f{i:02d}", 0)] for i in range(4, 7)}
+    assert len(choir) == len(engine) == 1 and choir != engine
+    assert ("f07", 0) not in labels  # a fact like neither group is decided last
+    assert not any(slot[1] == 1 for slot in labels)  # the place is no person
+    assert all(q.kind == COMPANY for q in labels.values())
+    # Whatever the order of the facts, the same groups with the same keys.
+    assert company_groups(facts[::-1], vectors) == labels
+
+
+def test_two_groups_still_alike_on_average_are_one_person_in_two_settings() -> None:
+    # Apart at every level where each is one group, but 0.25 alike on average: the way one
+    # person is written about, at home and at work.
+    work = [0.25, 0.968, 0.0]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else work for i in range(8)}
+    assert company_groups(names(8), vectors) == {}
+    barely = [0.1, 0.995, 0.0]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else barely for i in range(8)}
+    assert len(set(company_groups(names(8), vectors).values())) == 2
+
+
+def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_namesake() -> None:
+    alike = {(f"f{i:02d}", 0): CHOIR for i in range(8)}
+    assert company_groups(names(8), alike) == {}
+    apart = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
+    assert company_groups(names(8, "Tarn Quay Marina", "place"), apart) == {}
+    assert company_groups(names(5), apart) == {}
+
+
+def test_the_texts_compared_mask_the_name_and_only_names_held_often_are_read() -> None:
+    with_ede = [("Wen Harlow", "person"), ("Ede Brask", "person")]
+    facts = [
+        (f"f{i}", f"Wen Harlow tuned the organ with Ede Brask, day {i}.", with_ede)
+        for i in range(5)
+    ]
+    facts.append(("f5", "Wen Harlow tuned the organ.", [("Wen Harlow", "person")]))
+    texts = company_texts(facts)
+    assert set(texts) == {(f"f{i}", 0) for i in range(6)}  # Ede Brask: five facts, too few
+    assert texts[("f0", 0)] == f"{MASK} tuned the organ with Ede Brask, day 0."
+
+
+def test_company_qualifiers_of_two_groups_conflict_and_agree_with_anything_else() -> None:
+    a = Qualifier(kind=COMPANY, key="wen harlow#f00", text="4 facts alike")
+    b = Qualifier(kind=COMPANY, key="wen harlow#f04", text="3 facts alike")
+    town = Qualifier(kind="place", key="tarn quay", text="Tarn Quay")
+    assert conflict([a], [b]) is not None
+    assert conflict([a], [a, town]) is None
+    assert conflict([a], [town]) is None
+
+
+T0 = datetime(2027, 3, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+async def embedder(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embedder]:
+    settings = load_settings({}, data_dir=str(tmp_path_factory.mktemp("company-embed")))
+    yield await Embedder.load(settings)
+
+
+def _blocking(embedder: Embedder) -> Callable[[Sequence[str]], Sequence[Sequence[float]]]:
+    # MemoryBank calls the model without an event loop of its own: run it in a fresh one.
+    def embed(texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(lambda: asyncio.run(embedder.embed(texts)).tolist()).result()
+
+    return embed
+
+
+def _facts() -> list[FactInput]:
+    # Interleaved in time, as two namesakes would be met over a year.
+    texts = [t for pair in zip(CHOIR_FACTS, ENGINE_FACTS, strict=True) for t in pair]
+    return [
+        FactInput(
+            mentions=(Mention(text="Wen Harlow", type="person"),),
+            at=T0 + timedelta(days=7 * i),
+            content=text,
+            memory_id=f"m{i:02d}",
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+def _people(
+    facts: list[FactInput], embed: Callable[[Sequence[str]], Sequence[Sequence[float]]] | None
+) -> set[frozenset[str]]:
+    bank = MemoryBank(embed=embed)
+    for f in facts:
+        bank.retain(f)
+    groups: dict[str, set[str]] = {}
+    for f in bank.facts:
+        groups.setdefault(f.mentions[0].entity_id, set()).add(f.content)
+    return {frozenset(g) for g in groups.values()}
+
+
+async def test_two_namesakes_known_only_by_what_their_facts_say_are_two_people_in_any_order(
+    embedder: Embedder,
+) -> None:
+    embed = _blocking(embedder)
+    facts = _facts()
+    forward = _people(facts, embed)
+    assert forward == _people(facts[::-1], embed)
+    # Each person's facts on one entity of their own (an odd fact out may stay apart).
+    choir = [g for g in forward if g & set(CHOIR_FACTS)]
+    engine = [g for g in forward if g & set(ENGINE_FACTS)]
+    assert not any(g & set(ENGINE_FACTS) for g in choir)
+    assert max(len(g) for g in choir) >= 4 and max(len(g) for g in engine) >= 4
+    # Without the embedding model the name is one person: nothing else tells them apart.
+    assert _people(facts, None) == {frozenset(CHOIR_FACTS + ENGINE_FACTS)}
