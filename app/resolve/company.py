@@ -26,10 +26,11 @@ facts came in (the embedding is the caller's: the store's model).
 from __future__ import annotations
 
 import itertools
-import math
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 from app.domain.names import name_key, type_class
 from app.resolve.qualifiers import COMPANY, Qualifier
@@ -37,8 +38,8 @@ from app.resolve.qualifiers import COMPANY, Qualifier
 # Facts a group must hold, each side, for a name to be read as held by namesakes.
 MIN_GROUP = 3
 # The levels of cosine similarity (all-MiniLM-L6-v2, the name masked) at which facts are
-# linked, lowest first: below the first, sentences on one subject are no more alike than
-# any two; at the last, only near restatements are linked.
+# linked, lowest first: the range in which one person's facts and two namesakes' are alike on
+# the development corpora.
 LINK_LEVELS = tuple(round(0.30 + 0.01 * step, 2) for step in range(31))
 # Two groups are two people only when their facts are on average at most this alike: one
 # person's two settings still share how they are written about. On the development corpora,
@@ -65,7 +66,7 @@ def company_texts(
     content = {fid: text for fid, text, _ in facts}
     surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
     return {
-        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]])
+        slot: content[slot[0]].replace(surface[slot], MASK)
         for group in slots.values()
         for slot in group
     }
@@ -97,29 +98,50 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, Sequence[float]]) -
     At the lowest link level where the facts fall into two groups or more of ``MIN_GROUP``
     facts (a cut of the single-linkage tree), groups that are on average more than
     ``APART_SIMILARITY`` alike are one person's and are joined; two or more left apart are
-    namesakes. The facts in no group are not labelled.
+    namesakes. The facts in no group are not labelled. The tree is built once, from the most
+    alike pair down (a name's facts in a block are at most a few hundred).
     """
-    similarity = {
-        (a, b): _cosine(vectors[a], vectors[b]) for a, b in itertools.combinations(slots, 2)
-    }
-    for level in LINK_LEVELS:
-        big = [g for g in _linked(slots, similarity, level) if len(g) >= MIN_GROUP]
-        if len(big) < 2:
-            continue
-        joined = _join_alike(big, similarity)
-        if len(joined) >= 2:
-            return joined
-    return []
+    ordered = sorted(slots)
+    if len(ordered) < 2 * MIN_GROUP:
+        return []
+    rows = np.asarray([vectors[s] for s in ordered], dtype=np.float64)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    similarity = rows @ rows.T
+    first, second = np.triu_indices(len(ordered), 1)
+    pairs = similarity[first, second]
+    by_likeness = np.argsort(-pairs, kind="stable")
+    parent = list(range(len(ordered)))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    found: list[list[int]] = []
+    edge = 0
+    for level in reversed(LINK_LEVELS):
+        while edge < len(by_likeness) and pairs[by_likeness[edge]] >= level:
+            a, b = int(first[by_likeness[edge]]), int(second[by_likeness[edge]])
+            parent[root(a)] = root(b)
+            edge += 1
+        groups: defaultdict[int, list[int]] = defaultdict(list)
+        for x in range(len(ordered)):
+            groups[root(x)].append(x)
+        big = sorted(g for g in groups.values() if len(g) >= MIN_GROUP)
+        if len(big) >= 2:
+            joined = _join_alike(big, similarity)
+            if len(joined) >= 2:
+                found = joined  # the lowest level that parts them is the last one seen
+    return [[ordered[x] for x in group] for group in found]
 
 
-def _join_alike(
-    groups: list[list[Slot]], similarity: Mapping[tuple[Slot, Slot], float]
-) -> list[list[Slot]]:
+def _join_alike(groups: list[list[int]], similarity: npt.NDArray[np.float64]) -> list[list[int]]:
     """Join groups that are on average more than ``APART_SIMILARITY`` alike (most alike first)."""
     groups = [sorted(g) for g in groups]
     while len(groups) > 1:
         pairs = [
-            (_mean_between(a, b, similarity), i, j)
+            (float(similarity[np.ix_(a, b)].mean()), i, j)
             for (i, a), (j, b) in itertools.combinations(enumerate(groups), 2)
         ]
         alike, i, j = max(pairs)
@@ -128,13 +150,6 @@ def _join_alike(
         groups[i] = sorted(groups[i] + groups[j])
         del groups[j]
     return groups
-
-
-def _mean_between(
-    a: Sequence[Slot], b: Sequence[Slot], similarity: Mapping[tuple[Slot, Slot], float]
-) -> float:
-    values = [similarity.get((x, y), similarity.get((y, x), 0.0)) for x in a for y in b]
-    return sum(values) / len(values)
 
 
 def _slots_by_name(facts: Sequence[FactNames]) -> dict[str, list[Slot]]:
@@ -147,30 +162,3 @@ def _slots_by_name(facts: Sequence[FactNames]) -> dict[str, list[Slot]]:
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}
-
-
-def _linked(
-    slots: Sequence[Slot], similarity: Mapping[tuple[Slot, Slot], float], level: float
-) -> list[list[Slot]]:
-    """The connected groups of ``slots`` (facts at least ``level`` alike are linked)."""
-    parent = {s: s for s in slots}
-
-    def root(s: Slot) -> Slot:
-        while parent[s] != s:
-            parent[s] = parent[parent[s]]
-            s = parent[s]
-        return s
-
-    for (a, b), alike in similarity.items():
-        if alike >= level:
-            parent[root(a)] = root(b)
-    groups: defaultdict[Slot, list[Slot]] = defaultdict(list)
-    for s in sorted(slots):
-        groups[root(s)].append(s)
-    return sorted(groups.values())
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0

@@ -38,7 +38,14 @@ from app.resolve.memory_bank import (
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
-from app.resolve.settle_store import Embed, SettleOutcome, annotate_mentions, as_given, settle_block
+from app.resolve.settle_store import (
+    CachedEmbed,
+    Embed,
+    SettleOutcome,
+    annotate_mentions,
+    as_given,
+    settle_block,
+)
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
@@ -158,7 +165,7 @@ class GraphResolver:
     ) -> None:
         self._policy = policy
         # The store's embedding model: a settle tells namesakes apart by their facts' company.
-        self._embed = embed
+        self._embed = CachedEmbed(embed) if embed is not None else None
 
     async def resolve(
         self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]

@@ -8,8 +8,9 @@ that mentions a *free* entity of the block is resolved again, on an empty workin
 holds only the *anchored* entities (those the settle must not rework: hubs, entities too large
 to replay, entities a person merged, split or told apart, vocabulary values), in a canonical
 order: full names first, then the short forms (``short_forms``), then the plain mentions of a
-full name that namesakes share (``unqualified_namesakes``), each pass in event time, then text
-(``fact_order``). The result is a function of the facts, not of their arrival.
+full name that namesakes share (``unqualified_namesakes``: namesakes told apart by what is
+said next to the name, or by the company their facts keep, ``company``), each pass in event
+time, then text (``fact_order``). The result is a function of the facts, not of their arrival.
 ``plan`` turns the difference between where each mention is and where the replay put it into
 splits and merges, which the store applies through the audited repair machinery (``by:
 "settle"``, revertible like any other record).
@@ -151,8 +152,8 @@ def unqualified_namesakes(
     no qualifier is then what a bare given name is: decided after the qualified mentions, it
     sees every holder with all its company, and joins one only when the evidence separates
     them. Decided in time order among them, it would join whichever holder's company happened
-    to come first. ``company``: the mentions a settle found the namesakes' company of
-    (``company.company_groups``), qualified as if the text said so.
+    to come first. ``company``: the mentions whose facts' company tells namesakes apart
+    (``company.company_groups``), counted as qualified.
     """
     company = company or {}
     stated: defaultdict[tuple[str, str], set[tuple[Qualifier, ...]]] = defaultdict(set)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
 from app.domain.names import entity_names, name_key
 from app.resolve.memory_bank import split_block
@@ -37,6 +40,38 @@ from app.store.vectors import QueryVectors
 
 # The store's embedding model (``Embedder.embed``).
 Embed = Callable[[Sequence[str]], Awaitable[QueryVectors]]
+# Texts a settle embedded that are kept (float32 rows of 384: about 12 MB).
+EMBED_CACHE = 8192
+
+
+class CachedEmbed:
+    """The embedding model behind a bounded cache of the texts settles embed.
+
+    A block is settled again at every write that touches it, with the same facts' texts: each
+    is embedded once while it is in the cache. A vector depends on its text only, so the cache
+    changes no outcome.
+    """
+
+    def __init__(self, embed: Embed, size: int = EMBED_CACHE) -> None:
+        self._embed = embed
+        self._size = size
+        self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+
+    async def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The texts' vectors, in order; the model embeds only those not in the cache."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            rows = await self._embed(missing)
+            for text, row in zip(missing, rows, strict=True):
+                self._vectors[text] = np.asarray(row, dtype=np.float32)
+        out = []
+        for text in texts:
+            self._vectors.move_to_end(text)
+            out.append(self._vectors[text])
+        while len(self._vectors) > self._size:
+            self._vectors.popitem(last=False)
+        return np.stack(out)
+
 
 SETTLE_REASON = "settle: re-resolved with the evidence of the whole block"
 
