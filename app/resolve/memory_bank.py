@@ -248,7 +248,7 @@ class MemoryBank:
             entities, bank_entities=len(ws.entities), pinned=set(), policy=self.policy
         )
         facts = [f for f in self.facts if any(m.entity_id in free for m in f.mentions)]
-        texts = settle_company_texts(facts) if self.embed is not None else {}
+        texts = settle_company_texts(facts, free) if self.embed is not None else {}
         vectors = {}
         if texts and self.embed is not None:
             rows = self.embed(list(texts.values()))

@@ -177,11 +177,24 @@ def unqualified_namesakes(
     return out
 
 
-def settle_company_texts(facts: Sequence[SettleFact]) -> dict[tuple[str, int], str]:
+def settle_company_texts(
+    facts: Sequence[SettleFact], free: Iterable[str]
+) -> dict[tuple[str, int], str]:
     """The texts whose embeddings ``replay`` reads for namesakes (``company.company_texts``)."""
-    return company_texts(
-        [(f.memory_id, f.content, [(m.text, m.type) for m in f.mentions]) for f in facts]
-    )
+    free_ids = frozenset(free)
+    return company_texts([(f.memory_id, f.content, _moving_names(f, free_ids)) for f in facts])
+
+
+def _moving_names(fact: SettleFact, free: frozenset[str]) -> list[tuple[str, str | None]]:
+    """(text, type) of the fact's mentions a replay decides; ("", None) for the others.
+
+    Only those are grouped by company: an anchored entity's mentions stay where they are, and a
+    large one is held by many facts, whose embedding would be the settle's largest cost.
+    """
+    return [
+        (m.text, m.type) if m.entity_id in free and not m.pinned else ("", None)
+        for m in fact.mentions
+    ]
 
 
 def _shortens(short: NameForm, long_: NameForm) -> bool:
@@ -227,8 +240,7 @@ def replay(
     words = {f.memory_id: topic_words(f.content, [m.text for m in f.mentions]) for f in facts}
     ws.topic_facts = Counter(w for found in words.values() for w in found)
     company = company_groups(
-        [(f.memory_id, [(m.text, m.type) for m in f.mentions]) for f in facts],
-        company_vectors or {},
+        [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}
     )
     for entity in anchored:
         ws.load(_copy(entity))

@@ -235,7 +235,7 @@ async def settle_block(
         for r in rows
     ]
     by_id = {e.id: e for e in entities}
-    texts = settle_company_texts(facts) if embed is not None else {}
+    texts = settle_company_texts(facts, free) if embed is not None else {}
     vectors = {}
     if texts and embed is not None:
         embedded = await embed(list(texts.values()))
