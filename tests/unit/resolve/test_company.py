@@ -15,6 +15,7 @@ from app.resolve.company import MASK, company_groups, company_texts
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.qualifiers import COMPANY, Qualifier, conflict
+from app.resolve.settle_store import CachedEmbed
 from app.store.embeddings import Embedder
 from tests.support.namesakes import CHOIR_FACTS, ENGINE_FACTS
 
@@ -142,3 +143,21 @@ async def test_two_namesakes_known_only_by_what_their_facts_say_are_two_people_i
     assert max(len(g) for g in choir) >= 4 and max(len(g) for g in engine) >= 4
     # Without the embedding model the name is one person: nothing else tells them apart.
     assert _people(facts, None) == {frozenset(CHOIR_FACTS + ENGINE_FACTS)}
+
+
+async def test_a_settle_embeds_each_text_once_while_it_is_cached() -> None:
+    asked: list[list[str]] = []
+
+    async def model(texts: Sequence[str]) -> list[list[float]]:
+        asked.append(list(texts))
+        return [[float(len(t)), 1.0] for t in texts]
+
+    cached = CachedEmbed(model, size=2)
+    first = await cached(["ab", "abc", "ab"])
+    assert first.tolist() == [[2.0, 1.0], [3.0, 1.0], [2.0, 1.0]]
+    await cached(["abc", "ab"])
+    assert asked == [["ab", "abc"]]  # the second settle of the block embeds nothing
+    await cached(["abcd"])  # the cache holds two texts: the least recently read goes
+    await cached(["ab"])
+    await cached(["abc"])
+    assert asked == [["ab", "abc"], ["abcd"], ["abc"]]
