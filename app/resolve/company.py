@@ -73,7 +73,7 @@ def company_texts(
 
 
 def company_groups(
-    facts: Sequence[FactNames], vectors: Mapping[Slot, Sequence[float]]
+    facts: Sequence[FactNames], vectors: Mapping[Slot, npt.ArrayLike]
 ) -> dict[Slot, Qualifier]:
     """(fact id, mention index) → its ``company`` qualifier, for names held by namesakes.
 
@@ -92,7 +92,7 @@ def company_groups(
     return out
 
 
-def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, Sequence[float]]) -> list[list[Slot]]:
+def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:
     """The groups of facts that are each one namesake's (none: one person, or no telling).
 
     At the lowest link level where the facts fall into two groups or more of ``MIN_GROUP``

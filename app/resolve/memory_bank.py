@@ -251,8 +251,7 @@ class MemoryBank:
         texts = settle_company_texts(facts, free) if self.embed is not None else {}
         vectors = {}
         if texts and self.embed is not None:
-            rows = self.embed(list(texts.values()))
-            vectors = {slot: list(row) for slot, row in zip(texts, rows, strict=True)}
+            vectors = dict(zip(texts, self.embed(list(texts.values())), strict=True))
         result = replay(
             facts,
             free,

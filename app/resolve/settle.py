@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
+import numpy.typing as npt
 
 from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.batch import FactInput, resolve_one
@@ -212,7 +213,7 @@ def replay(
     *,
     bank_entities: int,
     policy: ResolutionPolicy = DEFAULT_POLICY,
-    company_vectors: Mapping[tuple[str, int], Sequence[float]] | None = None,
+    company_vectors: Mapping[tuple[str, int], npt.ArrayLike] | None = None,
 ) -> Replay:
     """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
 
@@ -237,8 +238,9 @@ def replay(
     )
     ws.neighbour_info.update(neighbour_info)
     # Topic words weighed by the block's facts, all of them: the same whatever the order.
-    words = {f.memory_id: topic_words(f.content, [m.text for m in f.mentions]) for f in facts}
-    ws.topic_facts = Counter(w for found in words.values() for w in found)
+    ws.topic_facts = Counter(
+        w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
+    )
     company = company_groups(
         [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}
     )

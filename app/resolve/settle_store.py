@@ -238,8 +238,7 @@ async def settle_block(
     texts = settle_company_texts(facts, free) if embed is not None else {}
     vectors = {}
     if texts and embed is not None:
-        embedded = await embed(list(texts.values()))
-        vectors = {slot: list(row) for slot, row in zip(texts, embedded, strict=True)}
+        vectors = dict(zip(texts, await embed(list(texts.values())), strict=True))
     result = replay(
         facts,
         free,
