@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +42,7 @@ from app.resolve.batch import FactInput, could_merge
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
+from app.resolve.settle import COMPANY_REVIEW
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import WorkingSet
 from app.store.embeddings import Embedder
@@ -167,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         paths[order] = path
         res = score(scorer, args.corpus, str(path), "--examples", str(args.examples))
         print_order(order, res, bank, args.quiet)
+        print_company_reviews(corpus, assignment, bank)
     cmp = score(scorer, args.corpus, "--compare", str(paths["forward"]), str(paths["reverse"]))
     agree = 100 * (1 - float(cmp["disagreement_share_of_linked"]))
     print(
@@ -208,6 +210,31 @@ def print_order(order: str, res: dict[str, Any], bank: MemoryBank, quiet: bool) 
             f"{mm['predicted_clusters']} entities)   e.g. {x['anchor']} {x['text']!r} vs "
             f"{y['anchor']} {y['text']!r}"
         )
+
+
+def print_company_reviews(
+    corpus: dict[str, Any], assignment: dict[str, str], bank: MemoryBank
+) -> None:
+    """How many reviews of namesakes parted by company name two different people.
+
+    Each entity is read as the identity most of its mentions have; a review between entities
+    of one identity put one person's facts apart.
+    """
+    golds: dict[str, Counter[str]] = defaultdict(Counter)
+    for item in corpus["items"]:
+        for index, mention in enumerate(item["mentions"]):
+            entity = assignment.get(f"{item['id']}#{index}")
+            if entity:
+                golds[entity][mention["gold"]] += 1
+    pairs = {
+        frozenset((r.entity_id, other))
+        for r in bank.reviews
+        if COMPANY_REVIEW in r.reason
+        for other in r.others
+        if r.entity_id in golds and other in golds and r.entity_id != other
+    }
+    apart = sum(len({golds[e].most_common(1)[0][0] for e in pair}) == 2 for pair in pairs)
+    print(f"   company reviews: {len(pairs)} pairs, {apart} between two identities")
 
 
 if __name__ == "__main__":

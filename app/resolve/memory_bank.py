@@ -294,6 +294,7 @@ class MemoryBank:
                 else f
                 for f in self.facts
             ]
+        self._rename_reviews(lambda eid: real.get(eid, eid))
         self._rename(
             {real.get(op.gone, op.gone): real.get(op.keep, op.keep) for op in settled.merges}
         )
@@ -316,6 +317,17 @@ class MemoryBank:
                 ),
             )
             for f in self.facts
+        ]
+        self._rename_reviews(final)
+
+    def _rename_reviews(self, final: Callable[[str], str]) -> None:
+        # A review names entities as they are now, as the store's do (a split's part by the id
+        # it was given).
+        self.reviews = [
+            msgspec.structs.replace(
+                r, entity_id=final(r.entity_id), others=tuple(final(o) for o in r.others)
+            )
+            for r in self.reviews
         ]
 
     def assignment(self) -> list[list[str]]:

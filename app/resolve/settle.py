@@ -43,6 +43,11 @@ from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, 
 
 # Prefix of the ids a replay gives the entities it creates.
 NEW_PREFIX = "settle-"
+# What a review of namesakes told apart by company says (after the name).
+COMPANY_REVIEW = (
+    "two people or more of one name, nothing said next to it; told apart by what their facts"
+    " are about"
+)
 
 
 class SettleMention(msgspec.Struct, frozen=True, kw_only=True):
@@ -300,7 +305,54 @@ def replay(
                 if i in todo and assigned[position]:
                     raw.setdefault((fact.memory_id, fact.mentions[i].entity_id), assigned[position])
     targets = {slot: ws.final(eid) for slot, eid in raw.items()}
+    for record in company_reviews(facts, company, targets):
+        ws.review(record)
     return Replay(targets=targets, reviews=tuple(ws.reviews))
+
+
+def company_reviews(
+    facts: Sequence[SettleFact],
+    company: Mapping[tuple[str, int], Qualifier],
+    targets: Mapping[tuple[str, str], str],
+) -> list[ReviewRecord]:
+    """A review for each name that the company its facts keep parted into namesakes.
+
+    Nothing next to the name told them apart, only what their facts are about: a person should
+    be able to confirm it ("different") or undo it ("same", a merge the settle keeps). Each
+    group is named by the entity most of its mentions ended in; a name whose groups ended in
+    one entity (other evidence joined them) has nothing to review.
+    """
+    by_fact = {f.memory_id: f for f in facts}
+    ended: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(
+        lambda: defaultdict(Counter)
+    )
+    surface: dict[str, str] = {}
+    for (memory_id, i), label in sorted(company.items()):
+        mention = by_fact[memory_id].mentions[i]
+        target = targets.get((memory_id, mention.entity_id))
+        if target is None:
+            continue
+        name = label.key.split("#", 1)[0]
+        surface.setdefault(name, mention.text)
+        ended[name][label.key][target] += 1
+    out: list[ReviewRecord] = []
+    for name, groups in sorted(ended.items()):
+        holders: Counter[str] = Counter()
+        for _, counts in sorted(groups.items()):
+            holders[counts.most_common(1)[0][0]] += sum(counts.values())
+        if len(holders) < 2:
+            continue
+        first, *others = holders
+        sizes = " and ".join(str(n) for n in holders.values())
+        out.append(
+            ReviewRecord(
+                entity_id=first,
+                others=tuple(others),
+                reason=f"{surface[name]}: {COMPANY_REVIEW} ({sizes} facts alike)",
+                evidence=(),
+            )
+        )
+    return out
 
 
 def _mention(fact: SettleFact, i: int, company: Mapping[tuple[str, int], Qualifier]) -> Mention:

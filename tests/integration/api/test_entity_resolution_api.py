@@ -472,3 +472,20 @@ def test_two_namesakes_known_only_by_what_their_facts_say_are_two_entities(
     detail = get_json(http, entities_url(cbank, f"/{choir[0]}"))
     assert detail["name"] == "Wen Harlow"
     assert all(q["kind"] != "company" for q in detail["qualifiers"])
+    # The parting is put to a person; "same" merges them, and later settles keep that.
+    reviews = get_json(http, f"/v1/default/banks/{cbank}/reviews")["items"]
+    (review,) = [
+        r for r in reviews if {r["entity_a"]["id"], r["entity_b"]["id"]} == {choir[0], engine[0]}
+    ]
+    assert "told apart by what their facts are about" in review["reason"]
+    decided = http.post(
+        f"/v1/default/banks/{cbank}/reviews/{review['id']}", json={"decision": "same"}
+    )
+    assert decided.status_code == 200, decided.text
+    each(http, cbank, item(ENGINE_FACTS[0], "Wen Harlow", at="2027-09-01T09:00:00Z"))
+    merged = {
+        entity_of(http, cbank, mid, "Wen Harlow")
+        for text, mid in zip(texts, ids, strict=True)
+        if holder[text] in (choir[0], engine[0])
+    }
+    assert len(merged) == 1

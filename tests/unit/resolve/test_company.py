@@ -15,6 +15,7 @@ from app.resolve.company import MASK, company_groups, company_texts
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.qualifiers import COMPANY, Qualifier, conflict
+from app.resolve.settle import SettleFact, SettleMention, company_reviews
 from app.resolve.settle_store import CachedEmbed
 from app.store.embeddings import Embedder
 from tests.support.namesakes import CHOIR_FACTS, ENGINE_FACTS
@@ -92,6 +93,31 @@ T0 = datetime(2027, 3, 1, tzinfo=UTC)
 async def embedder(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embedder]:
     settings = load_settings({}, data_dir=str(tmp_path_factory.mktemp("company-embed")))
     yield await Embedder.load(settings)
+
+
+def test_namesakes_parted_by_company_are_put_to_a_person_and_one_entity_is_not() -> None:
+    facts = [
+        SettleFact(
+            memory_id=f"f{i}",
+            at=T0 + timedelta(days=i),
+            content=f"fact {i}",
+            mentions=(SettleMention(text="Wen Harlow", entity_id="e1", type="person"),),
+        )
+        for i in range(7)
+    ]
+    choir = Qualifier(kind=COMPANY, key="wen harlow#f0", text="3 facts alike")
+    engine = Qualifier(kind=COMPANY, key="wen harlow#f3", text="4 facts alike")
+    company = {("f0", 0): choir, ("f1", 0): choir, ("f2", 0): choir}
+    company |= {(f"f{i}", 0): engine for i in range(3, 7)}
+    apart = {(f"f{i}", "e1"): "settle-0001" if i < 3 else "settle-0002" for i in range(7)}
+    (review,) = company_reviews(facts, company, apart)
+    assert (review.entity_id, review.others) == ("settle-0001", ("settle-0002",))
+    assert review.reason.startswith("Wen Harlow: two people") and "(3 and 4 facts alike)" in review.reason
+    # A group's odd mention elsewhere does not change who holds it.
+    assert company_reviews(facts, company, apart | {("f6", "e1"): "settle-0009"}) == [review]
+    # Other evidence put both groups on one entity: nothing to review.
+    together = {slot: "settle-0001" for slot in apart}
+    assert company_reviews(facts, company, together) == []
 
 
 def _blocking(embedder: Embedder) -> Callable[[Sequence[str]], Sequence[Sequence[float]]]:
