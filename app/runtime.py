@@ -103,7 +103,7 @@ class Runtime:
             embedder=embedder,
             banks=self.banks,
             extractors=extractors,
-            resolver=GraphResolver(embed=embedder.embed),
+            resolver=GraphResolver(embed=embedder.embed, stored_vectors=vectors.vectors),
             limits=RetainLimits(
                 max_item_chars=settings.max_item_chars,
                 max_items_per_request=settings.max_items_per_request,

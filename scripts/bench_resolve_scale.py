@@ -289,7 +289,9 @@ async def run(args: argparse.Namespace) -> None:
         settings = load_settings({}, data_dir=data_dir, neo4j_uri=uri, **benchmark_neo4j_auth())
         async with Runtime.open(settings, background=False) as runtime:
             # As the service builds it: a settle reads the embedding model for namesakes.
-            resolver = GraphResolver(embed=runtime.embedder.embed)
+            resolver = GraphResolver(
+                embed=runtime.embedder.embed, stored_vectors=runtime.vectors.vectors
+            )
             for size in sizes:
                 # --keep: a stable id, reused by the next run when it holds the same entities.
                 bank_id = f"bench-resolve-{size}-{args.load}"

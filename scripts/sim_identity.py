@@ -115,9 +115,15 @@ def audited_lookups() -> Iterator[Counter[str]]:
 def _embedding_model() -> Callable[[Sequence[str]], Sequence[Sequence[float]]]:
     """The service's embedding model (the default settings), called without an event loop."""
     embedder = asyncio.run(Embedder.load(Settings()))
+    # A block is settled again at every item that touches it: each text is embedded once.
+    seen: dict[str, list[float]] = {}
 
     def embed(texts: Sequence[str]) -> Sequence[Sequence[float]]:
-        return [list(map(float, row)) for row in asyncio.run(embedder.embed(texts))]
+        missing = sorted({t for t in texts if t not in seen})
+        if missing:
+            rows = asyncio.run(embedder.embed(missing))
+            seen.update((t, list(map(float, row))) for t, row in zip(missing, rows, strict=True))
+        return [seen[t] for t in texts]
 
     return embed
 

@@ -114,6 +114,17 @@ def resolve_one(
             ws.topic_facts,
         )
     )
+    # How alike the fact is to each candidate's facts, where a settle embedded the block's facts.
+    likeness = (
+        {}
+        if ws.fact_vectors is None or fact.memory_id is None
+        else {
+            c.entity_id: like
+            for options in candidates
+            for c in options
+            if (like := ws.likeness(fact.memory_id, c.entity_id)) is not None
+        }
+    )
     decisions = resolve_fact(
         FactMentions(
             mentions=mentions,
@@ -126,6 +137,7 @@ def resolve_one(
             given_ids=tuple(fixed[i] if fixed[i] in ws.entities else "" for i in sorted(fixed)),
             later=fact.later,
             topics=topics,
+            likeness=likeness,
         ),
         candidates,
         ws.policy,
@@ -167,6 +179,8 @@ def resolve_one(
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
     ws.note_topics([a for a in assigned if a], frozenset(topics))
+    if fact.memory_id is not None:
+        ws.note_fact([a for a in assigned if a], fact.memory_id)
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
     # resolved to is not re-evaluated (fuzzily) on its account.
     resolving = sorted({assigned[i] for i in free if assigned[i] and fact.mentions[i].resolve})

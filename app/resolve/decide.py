@@ -63,6 +63,7 @@ class _Group(msgspec.Struct, frozen=True):
     # What the text states next to the group's names.
     qualifiers: tuple[Qualifier, ...] = ()
     topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Every typed mention of the group has a guessed type (NER): no type guard.
     type_guessed: bool = False
     # Entities of the fact's given mentions that name something else (not clustered with the
@@ -212,6 +213,7 @@ def _groups(
                 sorted({q for c in cluster for q in _stated(said[c], everyone[live[c]])})
             ),
             topics=fact.topics,
+            likeness=fact.likeness,
             type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
             apart=apart,
         )
@@ -296,6 +298,7 @@ def _subject(
         hub=hub,
         qualifiers=group.qualifiers,
         topics=group.topics,
+        likeness=group.likeness,
         type_guessed=group.type_guessed,
     )
 

@@ -93,6 +93,8 @@ class Subject(msgspec.Struct, frozen=True, kw_only=True):
     qualifiers: tuple[Qualifier, ...] = ()
     # The topic words of the subject's fact with their weights (``topics``).
     topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    # How alike the subject's fact is to each candidate's facts (``FactMentions.likeness``).
+    likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # The subject's type is a local model's guess (NER): evidence, not a guard. spaCy calls
     # one name a person in one sentence and an organisation in the next.
     type_guessed: bool = False
@@ -266,12 +268,14 @@ def score_candidate(
     *,
     unique_holder: bool = False,
     screen: NameScreen | None = None,
+    alike: bool = False,
 ) -> Evidence | Rejection:
     """Evidence for one candidate (rule 5), or the reason it is ruled out (rules 1-4).
 
     ``unique_holder``: no two admitted candidates are namesakes of each other, so a bare
     given name that equals a stored one counts in full (see ``scoring.name_relation``).
-    ``screen``: rules 2-4 already applied (``screen_names``).
+    ``screen``: rules 2-4 already applied (``screen_names``). ``alike``: of namesakes, the
+    one whose facts the subject's fact is clearly most like (``alike_pick``).
     """
     if subject.is_label or cand.candidate.is_label:
         return _label_match(subject, cand, policy)
@@ -292,6 +296,8 @@ def score_candidate(
     if qualified:
         # "Sofia from Harrow" for the Sofia known from Harrow: said outright, full context.
         context = max(context, policy.qualifier_support)
+    if alike:
+        context = max(context, policy.alike_support)
     established = False
     if subject.is_entity:
         rec, fam = _pair_salience(subject, cand, policy, bare_name=match.kind == "given_name")
@@ -333,6 +339,7 @@ def score_candidate(
         siblings=sibling_ids,
         qualified=qualified,
         topics=topic_words,
+        alike=alike,
         recency=round(rec, 4),
         familiarity=round(fam, 4),
         score=score,
@@ -509,16 +516,53 @@ def rank(
     views = list(candidates)
     holders = [v for v in views if _holds_the_name(subject, v, screen)]
     unique = not any(views_conflict(a, b) for i, a in enumerate(holders) for b in holders[i + 1 :])
+    pick = None if unique else alike_pick(subject, holders, policy)
     ranked: list[Evidence] = []
     rejected: list[Rejection] = []
     for cand in views:
-        result = score_candidate(subject, cand, policy, unique_holder=unique, screen=screen)
+        result = score_candidate(
+            subject,
+            cand,
+            policy,
+            unique_holder=unique,
+            screen=screen,
+            alike=cand.candidate.entity_id == pick,
+        )
         if isinstance(result, Rejection):
             rejected.append(result)
         else:
             ranked.append(result)
     ranked.sort(key=lambda e: (-e.score, -e.name.score, e.entity_id))
     return ranked, rejected
+
+
+def alike_pick(
+    subject: Subject, holders: Sequence[CandidateView], policy: ResolutionPolicy
+) -> str | None:
+    """Of namesakes holding the subject's name, the one whose facts its fact is clearly most like.
+
+    The holder whose facts the subject's fact is on average most alike (``Subject.likeness``),
+    by ``policy.alike_margin`` over every holder it cannot be one with; None when there is no
+    such margin, when a namesake's facts are not known (nothing to compare), or when the text
+    states a qualifier that fits a holder (what is said outranks what is alike). "Lucas won his
+    section at the youth open" is about the chess pupil, not the pastry chef, though both are
+    Lucas and the fact shares a town with the chef's.
+    """
+    if any(shared_qualifiers(subject.qualifiers, v.candidate.qualifiers) for v in holders):
+        return None
+    like = subject.likeness
+    known = sorted(
+        (v for v in holders if v.candidate.entity_id in like),
+        key=lambda v: (-like[v.candidate.entity_id], v.candidate.entity_id),
+    )
+    if not known:
+        return None
+    best = known[0]
+    apart = [v for v in holders if v is not best and views_conflict(best, v)]
+    if not apart or any(v.candidate.entity_id not in like for v in apart):
+        return None
+    margin = like[best.candidate.entity_id] - max(like[v.candidate.entity_id] for v in apart)
+    return best.candidate.entity_id if margin >= policy.alike_margin else None
 
 
 def _is_tie(best: Evidence, rival: Evidence, policy: ResolutionPolicy) -> bool:
@@ -542,10 +586,13 @@ def _same_evidence(best: Evidence, rival: Evidence, policy: ResolutionPolicy) ->
 
 
 def _better_name_or_qualifier(ours: Evidence, theirs: Evidence, policy: ResolutionPolicy) -> bool:
-    """Whether ``ours`` has a better name by the margin, or a qualifier ``theirs`` lacks."""
+    """Whether ``ours`` has a better name by the margin, or evidence ``theirs`` lacks.
+
+    That is a qualifier that fits it, or a fact clearly most like its facts (``alike_pick``).
+    """
     if round(ours.name.score - theirs.name.score, policy.score_decimals) >= policy.tie_margin:
         return True
-    return ours.qualified and not theirs.qualified
+    return (ours.qualified and not theirs.qualified) or (ours.alike and not theirs.alike)
 
 
 def _own_context(ours: Evidence, theirs: Evidence) -> set[str]:
@@ -685,7 +732,7 @@ def _unsupported_among_namesakes(
     second. Without a qualifier that fits it, or company or topic words of its own, joining it
     is a guess.
     """
-    if best.qualified or (
+    if (best.qualified or best.alike) or (
         (best.shared or best.siblings or best.topics) and best.context >= policy.tie_margin
     ):
         return False

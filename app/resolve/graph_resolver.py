@@ -42,6 +42,7 @@ from app.resolve.settle_store import (
     CachedEmbed,
     Embed,
     SettleOutcome,
+    StoredVectors,
     annotate_mentions,
     as_given,
     settle_block,
@@ -161,11 +162,17 @@ class GraphResolver:
     """The EntityResolver the retain pipeline uses."""
 
     def __init__(
-        self, policy: ResolutionPolicy = DEFAULT_POLICY, *, embed: Embed | None = None
+        self,
+        policy: ResolutionPolicy = DEFAULT_POLICY,
+        *,
+        embed: Embed | None = None,
+        stored_vectors: StoredVectors | None = None,
     ) -> None:
         self._policy = policy
-        # The store's embedding model: a settle tells namesakes apart by their facts' company.
+        # The store's embedding model and its facts' vectors: a settle tells namesakes apart by
+        # what their facts are about.
         self._embed = CachedEmbed(embed) if embed is not None else None
+        self._stored_vectors = stored_vectors
 
     async def resolve(
         self, tx: Tx, bank: BankConfig, facts: Sequence[FactToResolve]
@@ -279,6 +286,7 @@ class GraphResolver:
                 bank_entities=ws.bank_entities,
                 policy=self._policy,
                 embed=self._embed,
+                stored_vectors=self._stored_vectors,
             )
         # Each entity whose mentions the settle moved, or to which a write gave a mention of
         # another type than its own, carries the type its mentions now say by majority, not

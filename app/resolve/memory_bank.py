@@ -252,6 +252,10 @@ class MemoryBank:
         vectors = {}
         if texts and self.embed is not None:
             vectors = dict(zip(texts, self.embed(list(texts.values())), strict=True))
+        fact_vectors = {}
+        if self.embed is not None and facts:
+            rows = self.embed([f.content for f in facts])
+            fact_vectors = {f.memory_id: row for f, row in zip(facts, rows, strict=True)}
         result = replay(
             facts,
             free,
@@ -260,6 +264,7 @@ class MemoryBank:
             bank_entities=len(ws.entities),
             policy=self.policy,
             company_vectors=vectors,
+            fact_vectors=fact_vectors,
         )
         self.settles += 1
         settled = plan(result.targets, {i: ws.entities[i].first for i in block})

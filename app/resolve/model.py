@@ -108,6 +108,9 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     given_ids: tuple[str, ...] = ()
     # The fact's topic words with their weights (``topics``): evidence between namesakes.
     topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    # How alike the fact is to each candidate's facts (entity id → mean cosine of their
+    # embeddings; a settle only): evidence between namesakes (``evidence.alike_pick``).
+    likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Mentions of the fact that a settle decides in a later pass: neither decided here nor
     # context, but read for the qualifiers of the others ("Cedar & Vine from Tacoma" states a
     # place when "Tacoma" is a place, whichever pass decides it).
@@ -148,6 +151,9 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     qualified: bool = False
     # Topic words its facts share with the mention's (``topics``).
     topics: tuple[str, ...] = ()
+    # Of namesakes, the one whose facts the mention's fact is clearly most like
+    # (``evidence.alike_pick``).
+    alike: bool = False
     recency: float
     familiarity: float
     # Weighted sum, rounded to ``ResolutionPolicy.score_decimals``.

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
+import numpy as np
 import numpy.typing as npt
 
 from app.domain.names import NameForm, name_form, name_key, type_class
@@ -219,6 +220,7 @@ def replay(
     bank_entities: int,
     policy: ResolutionPolicy = DEFAULT_POLICY,
     company_vectors: Mapping[tuple[str, int], npt.ArrayLike] | None = None,
+    fact_vectors: Mapping[str, npt.ArrayLike] | None = None,
 ) -> Replay:
     """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
 
@@ -235,6 +237,8 @@ def replay(
     where they are and count as context. ``neighbour_info`` gives the degree and series of
     the entities only known as neighbours. ``company_vectors``: the embeddings of the texts
     ``settle_company_texts`` gives, which tell namesakes apart by their facts' company.
+    ``fact_vectors``: the embeddings of the facts' texts, by memory id: a short or plain name of
+    namesakes joins the one whose facts its fact is clearly most like (``evidence.alike_pick``).
     """
     free_ids = frozenset(free)
     counter = itertools.count(1)
@@ -242,6 +246,7 @@ def replay(
         policy, bank_entities=bank_entities, new_id=lambda: f"{NEW_PREFIX}{next(counter):04d}"
     )
     ws.neighbour_info.update(neighbour_info)
+    ws.fact_vectors = unit_rows(fact_vectors) if fact_vectors else None
     # Topic words weighed by the block's facts, all of them: the same whatever the order.
     ws.topic_facts = Counter(
         w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
@@ -352,6 +357,15 @@ def company_reviews(
                 evidence=(),
             )
         )
+    return out
+
+
+def unit_rows(vectors: Mapping[str, npt.ArrayLike]) -> dict[str, npt.NDArray[np.float64]]:
+    """Each vector scaled to length one (a dot product is then a cosine)."""
+    out = {}
+    for key, row in vectors.items():
+        v = np.asarray(row, dtype=np.float64)
+        out[key] = v / max(float(np.linalg.norm(v)), 1e-12)
     return out
 
 

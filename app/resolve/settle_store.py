@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
 import msgspec
@@ -40,6 +40,8 @@ from app.store.vectors import QueryVectors
 
 # The store's embedding model (``Embedder.embed``).
 Embed = Callable[[Sequence[str]], Awaitable[QueryVectors]]
+# The vectors the vector store holds for facts of a bank, by id (``VectorStore.vectors``).
+StoredVectors = Callable[[str, Sequence[str]], Awaitable[Mapping[str, npt.NDArray[np.float32]]]]
 # Texts a settle embedded that are kept (float32 rows of 384: about 12 MB).
 EMBED_CACHE = 8192
 
@@ -210,11 +212,14 @@ async def settle_block(
     bank_entities: int,
     policy: ResolutionPolicy = DEFAULT_POLICY,
     embed: Embed | None = None,
+    stored_vectors: StoredVectors | None = None,
 ) -> SettleOutcome:
     """Replay the block (``entities``: its entities as stored) and apply the difference.
 
     ``embed``: the store's embedding model, for namesakes told apart by their facts' company
-    (``company``); without it, none are.
+    (``company``) and by how alike a fact is to each one's facts (``evidence.alike_pick``);
+    without it, neither. ``stored_vectors``: the facts' vectors as the vector store holds
+    them (the model embeds only those not published yet).
     """
     ids = sorted(set(block))
     pinned = {
@@ -237,8 +242,11 @@ async def settle_block(
     by_id = {e.id: e for e in entities}
     texts = settle_company_texts(facts, free) if embed is not None else {}
     vectors = {}
-    if texts and embed is not None:
-        vectors = dict(zip(texts, await embed(list(texts.values())), strict=True))
+    fact_vectors: Mapping[str, npt.ArrayLike] = {}
+    if embed is not None:
+        if texts:
+            vectors = dict(zip(texts, await embed(list(texts.values())), strict=True))
+        fact_vectors = await _fact_vectors(bank_id, facts, embed, stored_vectors)
     result = replay(
         facts,
         free,
@@ -247,6 +255,7 @@ async def settle_block(
         bank_entities=bank_entities,
         policy=policy,
         company_vectors=vectors,
+        fact_vectors=fact_vectors,
     )
     first_seen: dict[str, datetime] = {}
     for f in facts:
@@ -257,6 +266,24 @@ async def settle_block(
     applied = await apply_plan(tx, bank_id, settled)
     await _file_reviews(tx, bank_id, settled, applied.final, result.reviews)
     return SettleOutcome(applied.splits, applied.merges, len(ids), len(facts), applied.changed)
+
+
+async def _fact_vectors(
+    bank_id: str, facts: Sequence[SettleFact], embed: Embed, stored: StoredVectors | None
+) -> dict[str, npt.ArrayLike]:
+    """The facts' embeddings: the vector store's, and the model's for those not published yet.
+
+    The retain embedded each fact's text once already; a block's facts are read there rather
+    than embedded again at every settle that replays them.
+    """
+    found: dict[str, npt.ArrayLike] = {}
+    if stored is not None:
+        found.update(await stored(bank_id, [f.memory_id for f in facts]))
+    missing = [f for f in facts if f.memory_id not in found]
+    if missing:
+        rows = await embed([f.content for f in missing])
+        found.update(zip((f.memory_id for f in missing), rows, strict=True))
+    return found
 
 
 class _Applied(msgspec.Struct, frozen=True):

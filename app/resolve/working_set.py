@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
 from app.domain.names import fold, index_keys, name_form, name_key, name_tokens, type_class
 from app.resolve.evidence import ViewCache
@@ -53,6 +55,10 @@ class WorkingEntity:
     qualifiers: set[Qualifier] = field(default_factory=set)
     # Topic words of the facts that mention it, seen in this working set (``topics``).
     topics: set[str] = field(default_factory=set)
+    # Facts with an embedding that name it in this working set (``WorkingSet.fact_vectors``),
+    # and the sum of their embeddings.
+    facts: set[str] = field(default_factory=set)
+    fact_sum: npt.NDArray[np.float64] | None = None
 
     @property
     def degree(self) -> int:
@@ -129,6 +135,9 @@ class WorkingSet:
         # Facts per topic word among those a settle replays (``topics.weights``); None: no
         # topic evidence (a first pass, which sees a few facts, not the block's).
         self.topic_facts: Counter[str] | None = None
+        # Unit embeddings of the facts a settle replays, by memory id (``likeness``); None: no
+        # likeness evidence (a first pass, which sees a few facts, not the block's).
+        self.fact_vectors: Mapping[str, npt.NDArray[np.float64]] | None = None
         self.merged_into: dict[str, str] = {}
         # Entities in the whole bank (the hub rule needs it), kept current as entities come/go.
         self.bank_entities = bank_entities
@@ -429,6 +438,31 @@ class WorkingSet:
                 e.topics |= words
                 self._invalidate([eid])
 
+    def note_fact(self, ids: Iterable[str], memory_id: str) -> None:
+        """The fact ``memory_id`` names ``ids``: its embedding counts among theirs."""
+        vector = None if self.fact_vectors is None else self.fact_vectors.get(memory_id)
+        if vector is None:
+            return
+        for eid in set(ids):
+            e = self.entities.get(eid)
+            if e is not None and memory_id not in e.facts:
+                e.facts.add(memory_id)
+                e.fact_sum = vector.copy() if e.fact_sum is None else e.fact_sum + vector
+
+    def likeness(self, memory_id: str, eid: str) -> float | None:
+        """How alike the fact is to the entity's other facts: the mean cosine of their embeddings.
+
+        None when either has no embedding here.
+        """
+        e = self.entities.get(eid)
+        vector = None if self.fact_vectors is None else self.fact_vectors.get(memory_id)
+        if vector is None or e is None or e.fact_sum is None:
+            return None
+        others, count = e.fact_sum, len(e.facts)
+        if memory_id in e.facts:
+            others, count = others - vector, count - 1
+        return float(vector @ others) / count if count else None
+
     def touch(self, eid: str, at: datetime, mention_type: str | None = None) -> None:
         """One more fact mentions ``eid`` (``mention_type``: the type that fact gave it)."""
         e = self.entities[eid]
@@ -480,6 +514,12 @@ class WorkingSet:
         k.decided_apart |= g.decided_apart
         k.qualifiers |= g.qualifiers
         k.topics |= g.topics
+        if g.fact_sum is not None:
+            both = k.facts & g.facts
+            k.fact_sum = g.fact_sum if k.fact_sum is None else k.fact_sum + g.fact_sum
+            if both and self.fact_vectors is not None:
+                k.fact_sum = k.fact_sum - sum(self.fact_vectors[f] for f in sorted(both))
+            k.facts |= g.facts
         for n, count in g.neighbours.items():
             other = self.entities.get(n)
             moved = other.neighbours.pop(gone, 0) if other else 0

@@ -1,0 +1,99 @@
+"""A short or plain name of namesakes joins the one whose facts its fact is most like
+(``evidence.alike_pick``, ``WorkingSet.likeness``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from app.resolve.batch import FactInput
+from app.resolve.memory_bank import MemoryBank
+from app.resolve.model import Mention
+from app.resolve.settle import unit_rows
+from app.resolve.working_set import WorkingSet
+from tests.unit.resolve.test_settle import partition
+
+T0 = datetime(2027, 1, 1, tzinfo=UTC)
+
+# What each fact is about, as a model would place it: chess, a kitchen, or neither.
+TOPICS = {"chess": [1.0, 0.0, 0.0], "rook": [1.0, 0.0, 0.0], "kitchen": [0.0, 1.0, 0.0]}
+
+
+def embed(texts: Sequence[str]) -> list[list[float]]:
+    """A stand-in model: a fact is near the topic whose word it holds (others lie between)."""
+    out = []
+    for text in texts:
+        row = next((v for word, v in TOPICS.items() if word in text), [0.0, 0.0, 1.0])
+        out.append([x + 0.1 for x in row])
+    return out
+
+
+def fact(day: int, content: str, *names: str) -> FactInput:
+    return FactInput(
+        mentions=tuple(Mention(text=n, type="person") for n in names),
+        at=T0 + timedelta(days=day),
+        content=content,
+        memory_id=f"m{day:03d}",
+    )
+
+
+HOLDERS = [
+    fact(1, "Lucas Haddad joined the chess club.", "Lucas Haddad"),
+    fact(2, "Lucas Oliveira opened his kitchen near the harbour.", "Lucas Oliveira"),
+    fact(3, "Lucas Haddad won a chess game on Wednesday.", "Lucas Haddad"),
+    fact(4, "Lucas Oliveira burned caramel in the kitchen near the harbour.", "Lucas Oliveira"),
+]
+HADDAD = frozenset({"m001:Lucas Haddad", "m003:Lucas Haddad"})
+OLIVEIRA = frozenset({"m002:Lucas Oliveira", "m004:Lucas Oliveira"})
+
+
+def identities(facts: list[FactInput], model: object) -> set[frozenset[str]]:
+    bank = MemoryBank(embed=model)  # type: ignore[arg-type]
+    for f in facts:
+        bank.retain(f)
+    return partition(bank)
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_bare_name_of_two_holders_joins_the_one_its_fact_is_most_like(order: int) -> None:
+    # About chess, and shares a word with the cook's facts.
+    chess = fact(40, "Lucas studied a rook endgame near the harbour.", "Lucas")
+    facts = [*HOLDERS, chess][::order]
+    assert HADDAD | {"m040:Lucas"} in identities(facts, embed)
+    # Without the model the shared word is all there is, and it points to the cook.
+    assert HADDAD in identities(facts, None)
+
+
+def test_a_fact_alike_both_holders_joins_neither() -> None:
+    plain = fact(40, "Lucas was in town on Sunday.", "Lucas")
+    assert identities([*HOLDERS, plain], embed) == {HADDAD, OLIVEIRA, frozenset({"m040:Lucas"})}
+
+
+def test_a_stated_qualifier_outranks_what_the_fact_is_like() -> None:
+    said = fact(5, "Lucas Oliveira from the harbour baked bread.", "Lucas Oliveira")
+    # The chess player was seen last, and more often.
+    recent = [fact(d, "Lucas Haddad played chess again.", "Lucas Haddad") for d in (36, 37, 38)]
+    chess = fact(40, "Lucas from the harbour studied a rook endgame.", "Lucas")
+    found = identities([*HOLDERS, said, *recent, chess], embed)
+    assert OLIVEIRA | {"m005:Lucas Oliveira", "m040:Lucas"} in found
+
+
+def test_likeness_is_the_mean_cosine_with_the_entitys_other_facts_and_survives_a_merge() -> None:
+    ws = WorkingSet()
+    ws.fact_vectors = unit_rows({"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0]})
+    one = ws.create("Lucas Haddad", "person", T0, is_label=False)
+    two = ws.create("Lucas", "person", T0, is_label=False)
+    ws.note_fact([one], "a")
+    ws.note_fact([one], "a")  # once per fact
+    ws.note_fact([two], "b")
+    ws.note_fact([one, two], "c")
+    assert ws.likeness("c", one) == pytest.approx(np.sqrt(0.5))  # c's own fact left out
+    assert ws.likeness("b", one) == pytest.approx(np.sqrt(0.5) / 2)
+    ws.merge(one, two, None)
+    # Facts a, b and c once each, though c named both.
+    assert ws.likeness("a", one) == pytest.approx(np.sqrt(0.5) / 2)
+    assert ws.likeness("z", one) is None
+    assert WorkingSet().likeness("a", one) is None
