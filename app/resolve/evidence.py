@@ -544,9 +544,9 @@ def alike_pick(
     The holder whose facts the subject's fact is on average most alike (``Subject.likeness``),
     by ``policy.alike_margin`` over every holder it cannot be one with; None when there is no
     such margin, when a namesake's facts are not known (nothing to compare), or when the text
-    states a qualifier that fits a holder (what is said outranks what is alike). "Lucas won his
-    section at the youth open" is about the chess pupil, not the pastry chef, though both are
-    Lucas and the fact shares a town with the chef's.
+    states a qualifier that fits a holder (what is said outranks what is alike). "Oren finally
+    understood rook endgames" is about the chess pupil, not the pastry chef, though both are
+    Oren and the fact names the chef's town.
     """
     if any(shared_qualifiers(subject.qualifiers, v.candidate.qualifiers) for v in holders):
         return None

@@ -494,26 +494,26 @@ def test_two_namesakes_known_only_by_what_their_facts_say_are_two_entities(
 def test_a_bare_name_of_two_namesakes_joins_the_one_its_fact_is_about(
     http: httpx.Client, cbank: str
 ) -> None:
-    """Nothing next to "Lucas" says which; what the fact is about does, in either order."""
+    """Nothing next to "Oren" says which; what the fact is about does, in either order."""
     pupil = [
-        "Lucas Haddad, twelve, joined the junior chess club and trains on Wednesday evenings.",
-        "Lucas Haddad drew his first tournament game of chess against a rated adult.",
+        "Oren Amsel, twelve, joined the junior chess club and trains on Wednesday evenings.",
+        "Oren Amsel drew his first tournament game of chess against a rated adult.",
     ]
     chef = [
-        "Lucas Oliveira runs the pastry kitchen of the hotel in Bruges.",
-        "Lucas Oliveira baked three hundred croissants for the hotel breakfast in Bruges.",
+        "Oren Ferrand runs the pastry kitchen of the hotel in Corvo.",
+        "Oren Ferrand baked three hundred croissants for the hotel breakfast in Corvo.",
     ]
-    lesson = "In Bruges, Lucas finally understood rook endgames and won with the black pieces."
+    lesson = "In Corvo, Oren finally understood rook endgames and won with the black pieces."
     for order, bank in ((1, cbank), (-1, make_bank(http, f"{cbank}-reversed"))):
         texts = [pupil[0], chef[0], pupil[1], chef[1], lesson]
-        names = ["Lucas Haddad", "Lucas Oliveira", "Lucas Haddad", "Lucas Oliveira", "Lucas"]
+        names = ["Oren Amsel", "Oren Ferrand", "Oren Amsel", "Oren Ferrand", "Oren"]
         stamps = [f"2027-0{1 + n}-01T09:00:00Z" for n in range(5)]
         pairs = list(zip(texts, names, stamps, strict=True))[::order]
         ids = each(http, bank, *(item(t, n, at=s) for t, n, s in pairs))
         by_text = {t: mid for (t, _, _), mid in zip(pairs, ids, strict=True)}
-        assert entity_of(http, bank, by_text[lesson], "Lucas") == entity_of(
-            http, bank, by_text[pupil[0]], "Lucas Haddad"
+        assert entity_of(http, bank, by_text[lesson], "Oren") == entity_of(
+            http, bank, by_text[pupil[0]], "Oren Amsel"
         )
-        assert entity_of(http, bank, by_text[chef[0]], "Lucas Oliveira") != entity_of(
-            http, bank, by_text[pupil[0]], "Lucas Haddad"
+        assert entity_of(http, bank, by_text[chef[0]], "Oren Ferrand") != entity_of(
+            http, bank, by_text[pupil[0]], "Oren Amsel"
         )

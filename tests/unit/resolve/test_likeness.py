@@ -41,13 +41,13 @@ def fact(day: int, content: str, *names: str) -> FactInput:
 
 
 HOLDERS = [
-    fact(1, "Lucas Haddad joined the chess club.", "Lucas Haddad"),
-    fact(2, "Lucas Oliveira opened his kitchen near the harbour.", "Lucas Oliveira"),
-    fact(3, "Lucas Haddad won a chess game on Wednesday.", "Lucas Haddad"),
-    fact(4, "Lucas Oliveira burned caramel in the kitchen near the harbour.", "Lucas Oliveira"),
+    fact(1, "Oren Amsel joined the chess club.", "Oren Amsel"),
+    fact(2, "Oren Ferrand opened his kitchen near the harbour.", "Oren Ferrand"),
+    fact(3, "Oren Amsel won a chess game on Wednesday.", "Oren Amsel"),
+    fact(4, "Oren Ferrand burned caramel in the kitchen near the harbour.", "Oren Ferrand"),
 ]
-HADDAD = frozenset({"m001:Lucas Haddad", "m003:Lucas Haddad"})
-OLIVEIRA = frozenset({"m002:Lucas Oliveira", "m004:Lucas Oliveira"})
+AMSEL = frozenset({"m001:Oren Amsel", "m003:Oren Amsel"})
+FERRAND = frozenset({"m002:Oren Ferrand", "m004:Oren Ferrand"})
 
 
 def identities(facts: list[FactInput], model: object) -> set[frozenset[str]]:
@@ -60,32 +60,32 @@ def identities(facts: list[FactInput], model: object) -> set[frozenset[str]]:
 @pytest.mark.parametrize("order", [1, -1])
 def test_a_bare_name_of_two_holders_joins_the_one_its_fact_is_most_like(order: int) -> None:
     # About chess, and shares a word with the cook's facts.
-    chess = fact(40, "Lucas studied a rook endgame near the harbour.", "Lucas")
+    chess = fact(40, "Oren studied a rook endgame near the harbour.", "Oren")
     facts = [*HOLDERS, chess][::order]
-    assert HADDAD | {"m040:Lucas"} in identities(facts, embed)
+    assert AMSEL | {"m040:Oren"} in identities(facts, embed)
     # Without the model the shared word is all there is, and it points to the cook.
-    assert HADDAD in identities(facts, None)
+    assert AMSEL in identities(facts, None)
 
 
 def test_a_fact_alike_both_holders_joins_neither() -> None:
-    plain = fact(40, "Lucas was in town on Sunday.", "Lucas")
-    assert identities([*HOLDERS, plain], embed) == {HADDAD, OLIVEIRA, frozenset({"m040:Lucas"})}
+    plain = fact(40, "Oren was in town on Sunday.", "Oren")
+    assert identities([*HOLDERS, plain], embed) == {AMSEL, FERRAND, frozenset({"m040:Oren"})}
 
 
 def test_a_stated_qualifier_outranks_what_the_fact_is_like() -> None:
-    said = fact(5, "Lucas Oliveira from the harbour baked bread.", "Lucas Oliveira")
+    said = fact(5, "Oren Ferrand from the harbour baked bread.", "Oren Ferrand")
     # The chess player was seen last, and more often.
-    recent = [fact(d, "Lucas Haddad played chess again.", "Lucas Haddad") for d in (36, 37, 38)]
-    chess = fact(40, "Lucas from the harbour studied a rook endgame.", "Lucas")
+    recent = [fact(d, "Oren Amsel played chess again.", "Oren Amsel") for d in (36, 37, 38)]
+    chess = fact(40, "Oren from the harbour studied a rook endgame.", "Oren")
     found = identities([*HOLDERS, said, *recent, chess], embed)
-    assert OLIVEIRA | {"m005:Lucas Oliveira", "m040:Lucas"} in found
+    assert FERRAND | {"m005:Oren Ferrand", "m040:Oren"} in found
 
 
 def test_likeness_is_the_mean_cosine_with_the_entitys_other_facts_and_survives_a_merge() -> None:
     ws = WorkingSet()
     ws.fact_vectors = unit_rows({"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0]})
-    one = ws.create("Lucas Haddad", "person", T0, is_label=False)
-    two = ws.create("Lucas", "person", T0, is_label=False)
+    one = ws.create("Oren Amsel", "person", T0, is_label=False)
+    two = ws.create("Oren", "person", T0, is_label=False)
     ws.note_fact([one], "a")
     ws.note_fact([one], "a")  # once per fact
     ws.note_fact([two], "b")
