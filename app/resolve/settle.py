@@ -11,7 +11,8 @@ order: full names first, then the short forms (``short_forms``), then the plain 
 full name that namesakes share (``unqualified_namesakes``: namesakes told apart by what is
 said next to the name, or by the company their facts keep, ``company``), each pass in event
 time, then text (``fact_order``). Between namesakes, a fact clearly most like one holder's
-facts joins that one (``evidence.alike_pick``, with the facts' embeddings). The result is a function of the facts, not of their arrival.
+facts joins that one (``evidence.alike_pick``, with the facts' embeddings). The result is a
+function of the facts, not of their arrival.
 ``plan`` turns the difference between where each mention is and where the replay put it into
 splits and merges, which the store applies through the audited repair machinery (``by:
 "settle"``, revertible like any other record).
