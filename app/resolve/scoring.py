@@ -103,6 +103,10 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     alike_margin: float = 0.05
     # Context credited to that holder: as much as a fitting qualifier.
     alike_support: float = 1.0
+    # Facts a holder needs besides the mention's own to be compared at all: one sentence is
+    # not what a person's facts are about (a fact naming one neighbour of each of two
+    # namesakes is nearer one of their single facts by chance).
+    alike_min_facts: int = 2
     # Recency halves every 7 days (the design's "decaying over ~7 days").
     recency_half_life_days: float = 7.0
     # Familiarity n / (n + 3), a Chinese-restaurant-process prior: an entity named in 3 facts

@@ -452,7 +452,8 @@ class WorkingSet:
     def likeness(self, memory_id: str, eid: str) -> float | None:
         """How alike the fact is to the entity's other facts: the mean cosine of their embeddings.
 
-        None when either has no embedding here.
+        None when either has no embedding here, or the entity has fewer other facts than
+        ``policy.alike_min_facts``.
         """
         e = self.entities.get(eid)
         vector = None if self.fact_vectors is None else self.fact_vectors.get(memory_id)
@@ -461,7 +462,9 @@ class WorkingSet:
         others, count = e.fact_sum, len(e.facts)
         if memory_id in e.facts:
             others, count = others - vector, count - 1
-        return float(vector @ others) / count if count else None
+        if count < max(1, self.policy.alike_min_facts):
+            return None
+        return float(vector @ others) / count
 
     def touch(self, eid: str, at: datetime, mention_type: str | None = None) -> None:
         """One more fact mentions ``eid`` (``mention_type``: the type that fact gave it)."""

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import numpy as np
 import pytest
 
 from app.resolve.batch import FactInput
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
+from app.resolve.scoring import DEFAULT_POLICY
 from app.resolve.settle import unit_rows
 from app.resolve.working_set import WorkingSet
 from tests.unit.resolve.test_settle import partition
@@ -82,7 +84,7 @@ def test_a_stated_qualifier_outranks_what_the_fact_is_like() -> None:
 
 
 def test_likeness_is_the_mean_cosine_with_the_entitys_other_facts_and_survives_a_merge() -> None:
-    ws = WorkingSet()
+    ws = WorkingSet(msgspec.structs.replace(DEFAULT_POLICY, alike_min_facts=1))
     ws.fact_vectors = unit_rows({"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0]})
     one = ws.create("Oren Amsel", "person", T0, is_label=False)
     two = ws.create("Oren", "person", T0, is_label=False)
@@ -97,3 +99,13 @@ def test_likeness_is_the_mean_cosine_with_the_entitys_other_facts_and_survives_a
     assert ws.likeness("a", one) == pytest.approx(np.sqrt(0.5) / 2)
     assert ws.likeness("z", one) is None
     assert WorkingSet().likeness("a", one) is None
+
+
+def test_a_holder_known_by_one_fact_is_not_compared() -> None:
+    ws = WorkingSet()
+    ws.fact_vectors = unit_rows({"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0]})
+    one = ws.create("Oren Amsel", "person", T0, is_label=False)
+    ws.note_fact([one], "a")
+    assert ws.likeness("c", one) is None  # one sentence is not what a person's facts are about
+    ws.note_fact([one], "b")
+    assert ws.likeness("c", one) == pytest.approx(np.sqrt(0.5))
