@@ -43,6 +43,7 @@ from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.settle import COMPANY_REVIEW
+from app.resolve.settle_store import CachedEmbed
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import WorkingSet
 from app.store.embeddings import Embedder
@@ -115,15 +116,11 @@ def audited_lookups() -> Iterator[Counter[str]]:
 def _embedding_model() -> Callable[[Sequence[str]], Sequence[Sequence[float]]]:
     """The service's embedding model (the default settings), called without an event loop."""
     embedder = asyncio.run(Embedder.load(Settings()))
-    # A block is settled again at every item that touches it: each text is embedded once.
-    seen: dict[str, list[float]] = {}
+    # As the store's settles do: a block is settled again at every item that touches it.
+    cached = CachedEmbed(embedder.embed)
 
     def embed(texts: Sequence[str]) -> Sequence[Sequence[float]]:
-        missing = sorted({t for t in texts if t not in seen})
-        if missing:
-            rows = asyncio.run(embedder.embed(missing))
-            seen.update((t, list(map(float, row))) for t, row in zip(missing, rows, strict=True))
-        return [seen[t] for t in texts]
+        return [list(map(float, row)) for row in asyncio.run(cached(texts))]
 
     return embed
 
