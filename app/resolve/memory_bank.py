@@ -80,7 +80,10 @@ def _fullest(names: dict[str, bool]) -> str:
 # the last one found.
 BLOCK_HOPS = 4
 # Rounds in which a block also takes in company (co-occurring entities), not only names.
-COMPANY_HOPS = 2
+# Company held outside a block is fixed context: the nearer that edge runs to the names a
+# settle decides, the more their outcome depends on which write's block settled them last,
+# which is arrival order (decision 0028).
+COMPANY_HOPS = 3
 # Entities a block adds at most to those its writes touched; past it, growth stops (what is
 # left out is not replayed). Counted beyond the touched ones: a settle that covers many writes
 # (decision 0018) still takes in the holders of their names.
