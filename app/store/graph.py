@@ -21,6 +21,7 @@ import msgspec
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
 from neo4j.exceptions import (
+    ClientError,
     ConstraintError,
     Neo4jError,
     ServiceUnavailable,
@@ -45,6 +46,8 @@ RETRY_BASE_DELAY_S = 0.05
 TRANSIENT_ERRORS = (ServiceUnavailable, SessionExpired)
 # What a statement raises when a node it matched was deleted by a concurrent transaction.
 ENTITY_DELETED = "Neo.ClientError.Statement.EntityNotFound"
+# What a schema statement raises when a concurrent start created the same index or constraint.
+EQUIVALENT_SCHEMA_RULE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
 
 @asynccontextmanager
@@ -359,7 +362,13 @@ class Graph:
         """Create every constraint and index under cypher/schema (each is IF NOT EXISTS)."""
         applied = []
         for name in self.registry.names("schema/"):
-            await self.run(name)
+            try:
+                await self.run(name)
+            except ClientError as exc:
+                # Two starts that both found it missing both create it (IF NOT EXISTS is
+                # checked before either commits); the later one is told it exists: it does.
+                if exc.code != EQUIVALENT_SCHEMA_RULE:
+                    raise
             applied.append(name)
         await self._driver.execute_query(
             "CALL db.awaitIndexes(300)", database_=self.database, routing_=RoutingControl.WRITE
