@@ -360,12 +360,17 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     word = prep["prep"].casefold()
     if word not in ("from", "of") and not _opens_clause(content, start):
         return None
-    phrase = _phrase(content, prep.end("prep"))
+    phrase = _phrase(content, prep.end("prep"), subject=_opens_clause(content, start))
     return None if phrase is None else _description("description", phrase)
 
 
-def _phrase(content: str, pos: int) -> str | None:
-    """The lower-case noun phrase at ``pos``, up to where the clause's verb begins."""
+def _phrase(content: str, pos: int, *, subject: bool) -> str | None:
+    """The lower-case noun phrase at ``pos``, up to where the clause's verb begins.
+
+    ``subject``: the name opens its clause, so a word followed by an object ("Anna from the
+    choir rang her") may be its verb. After an object the clause's verb came before the name:
+    "lent Anna from the chess club her book" reads "chess club", and "club" is no verb.
+    """
     tokens: list[str] = []
     while len(tokens) < 12:
         m = _WORD.match(content, pos)
@@ -379,9 +384,12 @@ def _phrase(content: str, pos: int) -> str | None:
             break
         if tok in _DETERMINERS and not words:
             continue
-        if words and _is_verb(tok, tokens[i + 1] if i + 1 < len(tokens) else ""):
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if words and _is_verb(tok, following if subject else ""):
             break
         words.append(tok)
+        if not subject and _is_verb(tok, following):
+            break  # what follows is the verb's next object, not more of this phrase
         if len(words) == 4:
             break
     while words and words[-1] in ("of", *_DETERMINERS):

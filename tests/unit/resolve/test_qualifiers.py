@@ -38,6 +38,19 @@ def test_a_phrase_stops_before_a_verb_followed_by_its_object() -> None:
     assert _keys(eva) == [("description", "front desk")]
 
 
+def test_after_an_object_the_phrase_keeps_its_last_noun() -> None:
+    # The verb came before the name: a word followed by the verb's next object is no verb.
+    [ines] = _said(
+        "She lent Ines Farrow from the rowing club her copy of the tide tables.",
+        ("Ines Farrow", "person"),
+    )
+    assert _keys(ines) == [("description", "rowing club")]
+    [ines] = _said(
+        "He met Ines Farrow from the rowing club the day after.", ("Ines Farrow", "person")
+    )
+    assert _keys(ines) == [("description", "rowing club")]
+
+
 def test_a_capitalised_complement_stays_an_organisation() -> None:
     [hana, _] = _said(
         "Hana Kowalski from Osprey Labs called.",
