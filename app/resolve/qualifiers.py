@@ -358,9 +358,10 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     if prep is None:
         return None
     word = prep["prep"].casefold()
-    if word not in ("from", "of") and not _opens_clause(content, start):
+    subject = _opens_clause(content, start)
+    if word not in ("from", "of") and not subject:
         return None
-    phrase = _phrase(content, prep.end("prep"), subject=_opens_clause(content, start))
+    phrase = _phrase(content, prep.end("prep"), subject=subject)
     return None if phrase is None else _description("description", phrase)
 
 
