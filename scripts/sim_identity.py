@@ -42,7 +42,7 @@ from app.resolve.batch import FactInput, could_merge
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
-from app.resolve.settle import COMPANY_REVIEW
+from app.resolve.settle import COMPANY_REVIEW, SHARED_REVIEW
 from app.resolve.settle_store import CachedEmbed
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.working_set import WorkingSet
@@ -232,7 +232,7 @@ def print_company_reviews(
     pairs = {
         frozenset((r.entity_id, other))
         for r in bank.reviews
-        if COMPANY_REVIEW in r.reason
+        if COMPANY_REVIEW in r.reason or SHARED_REVIEW in r.reason
         for other in r.others
         if r.entity_id in golds and other in golds and r.entity_id != other
     }

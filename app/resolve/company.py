@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -56,13 +56,15 @@ Slot = tuple[str, int]
 
 def company_texts(
     facts: Sequence[tuple[str, str, Sequence[tuple[str, str | None]]]],
+    shared: Collection[str] = (),
 ) -> dict[Slot, str]:
     """(fact id, mention index) → the fact's text with that name masked, for the names to group.
 
-    ``facts``: each fact's id, text and mentions (text, type). Only full names of people (two
-    words or more) that ``2 * MIN_GROUP`` facts or more hold are grouped.
+    ``facts``: each fact's id, text and mentions (text, type). Only full names (two words or
+    more) that ``2 * MIN_GROUP`` facts or more hold are grouped: of people, and of
+    organisations the text says are shared (``shared``: name keys, ``shared_names``).
     """
-    slots = _slots_by_name([(fid, mentions) for fid, _, mentions in facts])
+    slots = _slots_by_name([(fid, mentions) for fid, _, mentions in facts], shared)
     content = {fid: text for fid, text, _ in facts}
     surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
     return {
@@ -73,17 +75,22 @@ def company_texts(
 
 
 def company_groups(
-    facts: Sequence[FactNames], vectors: Mapping[Slot, npt.ArrayLike]
+    facts: Sequence[FactNames],
+    vectors: Mapping[Slot, npt.ArrayLike],
+    shared: Collection[str] = (),
 ) -> dict[Slot, Qualifier]:
     """(fact id, mention index) → its ``company`` qualifier, for names held by namesakes.
 
     ``vectors``: the embedding of each text ``company_texts`` gave (a slot without one is
-    linked to nothing).
+    linked to nothing). ``shared``: the name keys the text says more than one holds
+    (``shared_names``): their facts are parted at the average-linkage tree's top cut
+    (``_parted``), without asking whether the parts are apart enough.
     """
     out: dict[Slot, Qualifier] = {}
-    for key, slots in sorted(_slots_by_name(facts).items()):
+    for key, slots in sorted(_slots_by_name(facts, shared).items()):
         present = [s for s in slots if s in vectors]
-        for group in _namesakes(present, vectors):
+        groups = _parted(present, vectors) if key in shared else _namesakes(present, vectors)
+        for group in groups:
             # Named by its first fact: the same group, the same key, whatever the order.
             first = min(fid for fid, _ in group)
             label = Qualifier(kind=COMPANY, key=f"{key}#{first}", text=f"{len(group)} facts alike")
@@ -104,9 +111,7 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
     ordered = sorted(slots)
     if len(ordered) < 2 * MIN_GROUP:
         return []
-    rows = np.asarray([vectors[s] for s in ordered], dtype=np.float64)
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    similarity = rows @ rows.T
+    similarity = _similarity(ordered, vectors)
     first, second = np.triu_indices(len(ordered), 1)
     pairs = similarity[first, second]
     by_likeness = np.argsort(-pairs, kind="stable")
@@ -136,6 +141,48 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
     return [[ordered[x] for x in group] for group in found]
 
 
+def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:
+    """The groups of facts of a name the text says is shared: the average-linkage tree's top cut.
+
+    Joining the most alike groups first, on their mean likeness (not on their most alike pair,
+    which one common word makes high), the last state with two groups or more of ``MIN_GROUP``
+    facts gives the groups; smaller ones are left unlabelled. Whether two namesakes exist is
+    what the text said, so the groups are not asked to be apart (``APART_SIMILARITY``).
+    """
+    ordered = sorted(slots)
+    if len(ordered) < 2 * MIN_GROUP:
+        return []
+    similarity = _similarity(ordered, vectors)
+    members: list[list[int]] = [[x] for x in range(len(ordered))]
+    between = similarity.copy()
+    np.fill_diagonal(between, -np.inf)
+    found: list[list[int]] = []
+    while len(members) > 1:
+        big = [sorted(g) for g in members if len(g) >= MIN_GROUP]
+        if len(big) >= 2:
+            found = sorted(big)
+        flat = int(np.argmax(between))
+        a, b = sorted(divmod(flat, len(members)))
+        size_a, size_b = len(members[a]), len(members[b])
+        # Lance-Williams: the mean likeness of the joined group to each other group.
+        merged = (size_a * between[a] + size_b * between[b]) / (size_a + size_b)
+        between[a], between[:, a] = merged, merged
+        between[a, a] = -np.inf
+        between = np.delete(np.delete(between, b, axis=0), b, axis=1)
+        members[a] += members[b]
+        del members[b]
+    return [[ordered[x] for x in group] for group in found]
+
+
+def _similarity(
+    ordered: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]
+) -> npt.NDArray[np.float64]:
+    rows = np.asarray([vectors[s] for s in ordered], dtype=np.float64)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    similarity: npt.NDArray[np.float64] = rows @ rows.T
+    return similarity
+
+
 def _join_alike(groups: list[list[int]], similarity: npt.NDArray[np.float64]) -> list[list[int]]:
     """Join groups that are on average more than ``APART_SIMILARITY`` alike (most alike first)."""
     groups = [sorted(g) for g in groups]
@@ -152,13 +199,16 @@ def _join_alike(groups: list[list[int]], similarity: npt.NDArray[np.float64]) ->
     return groups
 
 
-def _slots_by_name(facts: Sequence[FactNames]) -> dict[str, list[Slot]]:
+def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[str, list[Slot]]:
     by_name: defaultdict[str, list[Slot]] = defaultdict(list)
     for fid, mentions in facts:
         seen: set[str] = set()
         for i, (text, kind) in enumerate(mentions):
             key = name_key(text)
-            if type_class(kind) == "person" and len(key.split()) >= 2 and key not in seen:
+            grouped = type_class(kind) == "person" or (
+                type_class(kind) == "organization" and key in shared
+            )
+            if grouped and len(key.split()) >= 2 and key not in seen:
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -40,6 +40,7 @@ from app.resolve.model import Mention
 from app.resolve.qualifiers import Qualifier, qualifiers_in
 from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
+from app.resolve.shared_names import shared_names
 from app.resolve.supplied_aliases import aliases_stated_for
 from app.resolve.topics import topic_words
 from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
@@ -50,6 +51,10 @@ NEW_PREFIX = "settle-"
 COMPANY_REVIEW = (
     "two people or more of one name, nothing said next to it; told apart by what their facts"
     " are about"
+)
+# The same, for a name the text itself says more than one holds (``shared_names``).
+SHARED_REVIEW = (
+    "a name the text says is shared; its holders told apart by what their facts are about"
 )
 
 
@@ -191,7 +196,18 @@ def settle_company_texts(
 ) -> dict[tuple[str, int], str]:
     """The texts whose embeddings ``replay`` reads for namesakes (``company.company_texts``)."""
     free_ids = frozenset(free)
-    return company_texts([(f.memory_id, f.content, _moving_names(f, free_ids)) for f in facts])
+    return company_texts(
+        [(f.memory_id, f.content, _moving_names(f, free_ids)) for f in facts], said_shared(facts)
+    )
+
+
+def said_shared(facts: Iterable[SettleFact]) -> frozenset[str]:
+    """Name keys that some fact says more than one holds (``shared_names``)."""
+    return frozenset(
+        name_key(f.mentions[i].text)
+        for f in facts
+        for i in shared_names(f.content, [m.text for m in f.mentions], [m.type for m in f.mentions])
+    )
 
 
 def _moving_names(fact: SettleFact, free: frozenset[str]) -> list[tuple[str, str | None]]:
@@ -253,8 +269,9 @@ def replay(
     ws.topic_facts = Counter(
         w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
     )
+    shared = said_shared(facts)
     company = company_groups(
-        [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}
+        [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}, shared
     )
     for entity in anchored:
         ws.load(_copy(entity))
@@ -312,7 +329,7 @@ def replay(
                 if i in todo and assigned[position]:
                     raw.setdefault((fact.memory_id, fact.mentions[i].entity_id), assigned[position])
     targets = {slot: ws.final(eid) for slot, eid in raw.items()}
-    for record in company_reviews(facts, company, targets):
+    for record in company_reviews(facts, company, targets, shared):
         ws.review(record)
     return Replay(targets=targets, reviews=tuple(ws.reviews))
 
@@ -321,13 +338,15 @@ def company_reviews(
     facts: Sequence[SettleFact],
     company: Mapping[tuple[str, int], Qualifier],
     targets: Mapping[tuple[str, str], str],
+    shared: Collection[str] = (),
 ) -> list[ReviewRecord]:
     """A review for each name that the company its facts keep parted into namesakes.
 
     Nothing next to the name told them apart, only what their facts are about: a person should
     be able to confirm it ("different") or undo it ("same", a merge the settle keeps). Each
     group is named by the entity most of its mentions ended in; a name whose groups ended in
-    one entity (other evidence joined them) has nothing to review.
+    one entity (other evidence joined them) has nothing to review. ``shared``: the name keys
+    the text says more than one holds, whose review says so.
     """
     by_fact = {f.memory_id: f for f in facts}
     ended: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(
@@ -351,11 +370,12 @@ def company_reviews(
             continue
         first, *others = holders
         sizes = " and ".join(str(n) for n in holders.values())
+        why = SHARED_REVIEW if name in shared else COMPANY_REVIEW
         out.append(
             ReviewRecord(
                 entity_id=first,
                 others=tuple(others),
-                reason=f"{surface[name]}: {COMPANY_REVIEW} ({sizes} facts alike)",
+                reason=f"{surface[name]}: {why} ({sizes} facts alike)",
                 evidence=(),
             )
         )

@@ -17,3 +17,24 @@ ENGINE_FACTS = [
     "At the repair shop Wen Harlow is training two apprentices on the locomotive wheel lathe.",
     "Wen Harlow replaced the locomotive's leaking fuel pump before the night freight run.",
 ]
+
+# Two namesakes whose facts are written alike (short notes of what "Ines Varga" did): a bass
+# player in the writer's band and a dental hygienist. On average their facts are as alike as
+# one person's in two settings, so only the sentence that says the name is shared parts them
+# (``shared_names``).
+BAND_FACTS = [
+    "New bass player in the band, Ines Varga. She reads charts better than all of us.",
+    "Ines Varga and I ran the bridge of the new song in the car on the way to the gig.",
+    "Ines Varga brought two trays of dumplings to the band's summer barbecue.",
+    "Ines Varga has the flu and wants me to sing her harmony at the street festival.",
+    "Ines Varga is organising our merch table for the winter market. I'm doing the badges.",
+    "Ines Varga and I went over the harmonies at my flat on Sunday.",
+]
+DENTAL_FACTS = [
+    "The hygienist who cleaned my teeth is also called Ines Varga, like our bass player.",
+    "Ines Varga phoned from the dental practice to book my check-up.",
+    "Ines Varga came into the shop in her uniform, straight off work, looking for a bike.",
+    "Saw Ines Varga locking her bike outside the dental practice.",
+    "Ines Varga stopped me in the street to ask whether the sensitive toothpaste helped.",
+    "Ines Varga is leaving the dental practice for a job at the university clinic.",
+]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,12 @@ from app.resolve.qualifiers import COMPANY, Qualifier, conflict
 from app.resolve.settle import SettleFact, SettleMention, company_reviews
 from app.resolve.settle_store import CachedEmbed
 from app.store.embeddings import Embedder
-from tests.support.namesakes import CHOIR_FACTS, ENGINE_FACTS
+from tests.support.namesakes import (
+    BAND_FACTS,
+    CHOIR_FACTS,
+    DENTAL_FACTS,
+    ENGINE_FACTS,
+)
 
 CHOIR = [1.0, 0.0, 0.0]
 ENGINE = [0.0, 1.0, 0.0]
@@ -63,6 +69,26 @@ def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_
     apart = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
     assert company_groups(names(8, "Tarn Quay Marina", "place"), apart) == {}
     assert company_groups(names(5), apart) == {}
+
+
+def test_a_name_the_text_says_is_shared_is_parted_even_where_its_groups_are_alike() -> None:
+    # 0.25 alike on average: read as one person in two settings, unless the text said the
+    # name is shared; then the two groups are two holders.
+    work = [0.25, 0.968, 0.0]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else work for i in range(8)}
+    assert company_groups(names(8), vectors) == {}
+    parted = company_groups(names(8), vectors, shared={"wen harlow"})
+    assert len({parted[(f"f{i:02d}", 0)] for i in range(4)}) == 1
+    assert len({parted[(f"f{i:02d}", 0)] for i in range(4, 8)}) == 1
+    assert len(set(parted.values())) == 2
+    assert company_groups(names(8)[::-1], vectors, shared={"wen harlow"}) == parted
+    # An organisation's facts are grouped only when the text says its name is shared; one
+    # whose facts all hold together is still one holder.
+    cafe = names(8, "Kafé Tarn", "organization")
+    assert company_groups(cafe, vectors) == {}
+    assert len(set(company_groups(cafe, vectors, shared={"kafé tarn"}).values())) == 2
+    alike = {(f"f{i:02d}", 0): CHOIR for i in range(8)}
+    assert company_groups(names(8), alike, shared={"wen harlow"}) == {}
 
 
 def test_the_texts_compared_mask_the_name_and_only_names_held_often_are_read() -> None:
@@ -114,6 +140,9 @@ def test_namesakes_parted_by_company_are_put_to_a_person_and_one_entity_is_not()
     assert (review.entity_id, review.others) == ("settle-0001", ("settle-0002",))
     assert review.reason.startswith("Wen Harlow: two people")
     assert review.reason.endswith("(3 and 4 facts alike)")
+    # A name the text says is shared is reviewed as such.
+    (stated,) = company_reviews(facts, company, apart, shared={"wen harlow"})
+    assert stated.reason.startswith("Wen Harlow: a name the text says is shared")
     # A group's odd mention elsewhere does not change who holds it.
     assert company_reviews(facts, company, apart | {("f6", "e1"): "settle-0009"}) == [review]
     # Other evidence put both groups on one entity: nothing to review.
@@ -132,16 +161,7 @@ def _blocking(embedder: Embedder) -> Callable[[Sequence[str]], Sequence[Sequence
 
 def _facts() -> list[FactInput]:
     # Interleaved in time, as two namesakes would be met over a year.
-    texts = [t for pair in zip(CHOIR_FACTS, ENGINE_FACTS, strict=True) for t in pair]
-    return [
-        FactInput(
-            mentions=(Mention(text="Wen Harlow", type="person"),),
-            at=T0 + timedelta(days=7 * i),
-            content=text,
-            memory_id=f"m{i:02d}",
-        )
-        for i, text in enumerate(texts)
-    ]
+    return _interleaved(CHOIR_FACTS, ENGINE_FACTS, "Wen Harlow")
 
 
 def _people(
@@ -170,6 +190,34 @@ async def test_two_namesakes_known_only_by_what_their_facts_say_are_two_people_i
     assert max(len(g) for g in choir) >= 4 and max(len(g) for g in engine) >= 4
     # Without the embedding model the name is one person: nothing else tells them apart.
     assert _people(facts, None) == {frozenset(CHOIR_FACTS + ENGINE_FACTS)}
+
+
+def _interleaved(first: list[str], second: list[str], name: str) -> list[FactInput]:
+    texts = [t for pair in itertools.zip_longest(first, second) for t in pair if t]
+    return [
+        FactInput(
+            mentions=(Mention(text=name, type="person"),),
+            at=T0 + timedelta(days=7 * i),
+            content=text,
+            memory_id=f"m{i:02d}",
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+async def test_namesakes_whose_name_the_text_says_is_shared_are_two_in_any_order(
+    embedder: Embedder,
+) -> None:
+    embed = _blocking(embedder)
+    facts = _interleaved(BAND_FACTS, DENTAL_FACTS, "Ines Varga")
+    forward = _people(facts, embed)
+    assert forward == _people(facts[::-1], embed)
+    band = max(forward, key=lambda g: len(g & set(BAND_FACTS)))
+    dental = max(forward, key=lambda g: len(g & set(DENTAL_FACTS)))
+    assert band != dental
+    assert len(band & set(BAND_FACTS)) >= 4 and len(dental & set(DENTAL_FACTS)) >= 4
+    # The sentence that says it compares her to the other one; it may go either way.
+    assert len(band & set(DENTAL_FACTS)) + len(dental & set(BAND_FACTS)) <= 1
 
 
 async def test_a_settle_embeds_each_text_once_while_it_is_cached() -> None:

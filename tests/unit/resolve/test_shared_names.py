@@ -1,0 +1,71 @@
+"""Names the text says are shared (``app.resolve.shared_names``)."""
+
+from __future__ import annotations
+
+from app.resolve.shared_names import shared_names
+
+
+def said(content: str, *mentions: tuple[str, str]) -> set[str]:
+    found = shared_names(content, [m[0] for m in mentions], [m[1] for m in mentions])
+    return {mentions[i][0] for i in found}
+
+
+def test_a_name_said_to_be_another_ones_is_shared() -> None:
+    assert said(
+        "Lena told Oskar Brandt that a different Oskar Brandt repairs clocks on Mill Lane.",
+        ("Lena", "person"),
+        ("Oskar Brandt", "person"),
+        ("Oskar Brandt", "person"),
+        ("Mill Lane", "place"),
+    ) == {"Oskar Brandt"}
+    assert said(
+        "The new goalkeeper is also called Pia Holm, and she is nineteen.",
+        ("Pia Holm", "person"),
+    ) == {"Pia Holm"}
+    assert said(
+        "The dentist was called Pia Holm, same as our goalkeeper.",
+        ("Pia Holm", "person"),
+    ) == {"Pia Holm"}
+
+
+def test_a_cue_that_opens_its_sentence_points_to_the_name_before() -> None:
+    assert said(
+        "Dinner at Café Lumen by the pier in Visby. Same name as the one at home, no relation.",
+        ("Café Lumen", "organization"),
+        ("Visby", "place"),
+    ) == {"Café Lumen"}
+
+
+def test_the_name_nearest_the_cue_is_the_one_said_to_be_shared() -> None:
+    assert said(
+        "Ruth Amsel works at Tern Books in Ely, a shop of the same name as the one in York.",
+        ("Ruth Amsel", "person"),
+        ("Tern Books", "organization"),
+        ("Ely", "place"),
+        ("York", "place"),
+    ) == {"Tern Books"}
+
+
+def test_no_relation_a_namesake_city_or_a_given_name_said_twice_say_nothing_shared() -> None:
+    # Said of a shared surname, not of a shared full name.
+    assert (
+        said("Ida Mahler joined the choir; no relation to anyone I know.", ("Ida Mahler", "person"))
+        == set()
+    )
+    assert (
+        said(
+            "Florence laughed when Ivo said he had seen her namesake city.",
+            ("Florence", "person"),
+            ("Ivo", "person"),
+        )
+        == set()
+    )
+    assert (
+        said(
+            "Chisel told Corrado the footings were too shallow; Corrado agreed to dig again.",
+            ("Chisel", "person"),
+            ("Corrado", "person"),
+            ("Corrado", "person"),
+        )
+        == set()
+    )
