@@ -9,8 +9,10 @@ the name's facts by what they are about without first asking whether they are ap
 
 Read, as qualifiers are, from the words around a mention (pure, no model):
 
-- two mentions of one full name in one fact (a given name said twice is often one person
-  said twice: "told Corrado …; Corrado agreed");
+- a person's full name written twice in one fact ("X called about the brake job, and ten
+  minutes later X called about the licence"), whether the fact lists it once or twice (a
+  caller's hints of one name are one mention); a given name said twice is often one person
+  said twice ("told Corrado …; Corrado agreed"), and a place or a product named twice is one;
 - "a different", "another", "also called", "also named" right before the name;
 - "same name", "same as our/my/the …" after it in its sentence, before any other
   name of a person or organisation; a sentence that opens with the cue points back to the
@@ -24,6 +26,7 @@ namesake city").
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from app.domain.names import name_key, type_class
@@ -45,13 +48,14 @@ def shared_names(content: str, surfaces: Sequence[str], types: Sequence[str | No
         for match in re.finditer(re.escape(surface), content)
     )
     out: set[int] = set()
-    keys: dict[str, list[int]] = {}
+    # Where each person's name is written (a name the fact lists twice is found twice).
+    written = Counter(
+        name_key(content[a:b]) for a, b in {(a, b) for a, b, i in spans if _person(types[i])}
+    )
     for i, surface in enumerate(surfaces):
-        if surface and type_class(types[i]) in _NAMED:
-            keys.setdefault(f"{name_key(surface)}|{type_class(types[i])}", []).append(i)
-    for same in keys.values():
-        if len(same) > 1 and len(name_key(surfaces[same[0]]).split()) >= 2:
-            out.update(same)
+        key = name_key(surface)
+        if _person(types[i]) and len(key.split()) >= 2 and written[key] >= 2:
+            out.add(i)
     for start, _, i in spans:
         if _CUE_BEFORE.search(content[:start]):
             out.add(i)
@@ -60,6 +64,10 @@ def shared_names(content: str, surfaces: Sequence[str], types: Sequence[str | No
         if named is not None:
             out.add(named)
     return out
+
+
+def _person(kind: str | None) -> bool:
+    return type_class(kind) == "person"
 
 
 def _named_before(content: str, pos: int, spans: Sequence[tuple[int, int, int]]) -> int | None:

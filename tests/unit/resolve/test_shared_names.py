@@ -69,3 +69,19 @@ def test_no_relation_a_namesake_city_or_a_given_name_said_twice_say_nothing_shar
         )
         == set()
     )
+
+
+def test_a_persons_full_name_written_twice_is_shared_however_often_it_is_listed() -> None:
+    twice = (
+        "Odd day: Tove Lind rang about the boiler, and an hour later Tove Lind rang about choir."
+    )
+    assert said(twice, ("Tove Lind", "person")) == {"Tove Lind"}
+    assert said(twice, ("Tove Lind", "person"), ("Tove Lind", "person")) == {"Tove Lind"}
+    # Listed twice but written once is one mention of one name.
+    once = "Tove Lind rang about the boiler."
+    assert said(once, ("Tove Lind", "person"), ("Tove Lind", "person")) == set()
+    # A place or a product written twice is one thing written twice.
+    assert (
+        said("Lake Ova froze early; skating on Lake Ova by December.", ("Lake Ova", "place"))
+        == set()
+    )
