@@ -14,9 +14,10 @@ Read, as qualifiers are, from the words around a mention (pure, no model):
   caller's hints of one name are one mention); a given name said twice is often one person
   said twice ("told Corrado …; Corrado agreed"), and a place or a product named twice is one;
 - "a different", "another", "also called", "also named" right before the name;
-- "same name", "same as our/my/the …" after it in its sentence, before any other
-  name of a person or organisation; a sentence that opens with the cue points back to the
-  last such name of the sentence before.
+- "same name", "same as our/my/the …", "shares his/her/the name" after it in its sentence,
+  before any other name of a person or organisation; a sentence with the cue and no such
+  name before it ("He shares his full name with …", "Same name as our café") points back to
+  the last such name of the sentence before.
 
 "No relation" alone is not read: it is said of people who share a surname ("Kiran Mahal; no
 relation to anyone I know"), which says nothing about a full name; nor is "namesake" ("her
@@ -32,7 +33,11 @@ from collections.abc import Sequence
 from app.domain.names import name_key, type_class
 
 _CUE_BEFORE = re.compile(r"\b(?:a different|another|also called|also named)\s+$", re.IGNORECASE)
-_CUE_AFTER = re.compile(r"\b(?:same name|same as (?:our|my|the|his|her|their)\b)", re.IGNORECASE)
+_CUE_AFTER = re.compile(
+    r"\b(?:same name|same as (?:our|my|the|his|her|their)\b"
+    r"|shar(?:e|es|ed|ing) (?:his|her|their|its|the|a|my|our) (?:full )?name\b)",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # The kinds of name a statement of sharing is read for (a place's namesake is told apart by
 # where it is, which qualifiers read already).
@@ -73,14 +78,13 @@ def _person(kind: str | None) -> bool:
 def _named_before(content: str, pos: int, spans: Sequence[tuple[int, int, int]]) -> int | None:
     """The last name of a person or organisation before ``pos``, in its sentence.
 
-    A cue that opens its sentence ("Same name as our café") points back to the sentence before.
+    A cue with no such name before it in its sentence ("Same name as our café", "He shares his
+    name with …") points back to the sentence before.
     """
     opening = max((m.end() for m in _SENTENCE_END.finditer(content, 0, pos)), default=0)
     before = [(end, i) for start, end, i in spans if end <= pos]
     in_sentence = [(end, i) for end, i in before if end > opening]
     if in_sentence:
         return max(in_sentence)[1]
-    if content[opening:pos].strip():
-        return None
     earlier = [(end, i) for end, i in before if end <= opening]
     return max(earlier)[1] if earlier else None

@@ -36,6 +36,14 @@ def test_a_cue_that_opens_its_sentence_points_to_the_name_before() -> None:
     ) == {"Café Lumen"}
 
 
+def test_a_sentence_that_says_it_of_him_points_to_the_name_before() -> None:
+    assert said(
+        "Tomas Berg won the club trophy. He shares his full name with the baker in Hove.",
+        ("Tomas Berg", "person"),
+        ("Hove", "place"),
+    ) == {"Tomas Berg"}
+
+
 def test_the_name_nearest_the_cue_is_the_one_said_to_be_shared() -> None:
     assert said(
         "Ruth Amsel works at Tern Books in Ely, a shop of the same name as the one in York.",
