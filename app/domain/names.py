@@ -99,6 +99,21 @@ PERSON_TITLES = frozenset(
         "chef",
     }
 )
+# Titles that say who a person is taken for, by kind: one person is written about with one of
+# them ("Dr Gomes" is not the "Mrs Gomes" who is the doctor's neighbour; "Mr" and "Ms" are two
+# people). Titles of office ("Coach", "Captain") are worn with any of them.
+ADDRESS_TITLES = {
+    "dr": "doctor",
+    "doctor": "doctor",
+    "prof": "doctor",
+    "professor": "doctor",
+    "mr": "man",
+    "sir": "man",
+    "mrs": "woman",
+    "ms": "woman",
+    "miss": "woman",
+    "dame": "woman",
+}
 # Trailing tokens that are generational or academic suffixes of a person's name.
 PERSON_SUFFIXES = frozenset({"jr", "sr", "phd", "md", "esq"})
 # Trailing tokens that are legal forms of an organisation.
@@ -398,6 +413,13 @@ def spelled_alike(a: NameForm, b: NameForm, known: Iterable[NameForm]) -> bool:
     return len(pair) == 2 and any(
         g.spelled != g.words and pair == {g.words, g.spelled} for g in known
     )
+
+
+def address_title(form: NameForm) -> str | None:
+    """The kind of the title a person's name is written with ("Mrs Gomes" → "woman"), if any."""
+    if form.type_class not in ("person", "") or len(form.tokens) <= len(form.core):
+        return None
+    return ADDRESS_TITLES.get(form.tokens[0])
 
 
 def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[tuple[str, ...], str]:

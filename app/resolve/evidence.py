@@ -8,7 +8,8 @@ stored entity whose evidence changed (``reconsider``). For each candidate, in or
 2. Controlled vocabularies: a label only matches a label with an identical key.
 3. ``resolve_entities: false``: only candidates with an identical key stay in.
 4. Guards (types, numbers/codes, tokens; ``guards``) between the full (maximal) names of
-   both sides; stated aliases are exempt from the token guard.
+   both sides; stated aliases are exempt from the token guard. Titles of address ("Dr",
+   "Mrs", "Mr") are compared between every name of both sides.
 5. Score = name·0.5 + context·0.3 + salience·0.2 (``scoring.ResolutionPolicy``), rounded.
 6. Best score ≥ merge threshold and no namesake within the tie margin → merge; a namesake
    within the margin → create + review; grey zone → create + review; else create.
@@ -23,7 +24,7 @@ from datetime import datetime
 import msgspec
 
 from app.domain.names import NameForm, name_form, name_key, spelled_alike, type_class
-from app.resolve.guards import name_conflict, type_conflict
+from app.resolve.guards import name_conflict, title_conflict, type_conflict
 from app.resolve.model import (
     Candidate,
     Create,
@@ -221,7 +222,21 @@ def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None
     keys = {f.key for f in cand.forms}
     if subject.exact_only and not any(f.key in keys for f in subject.names):
         return "resolve_entities is false: exact name only"
-    return _names_conflict(subject, cand)
+    return _titles_conflict(subject, cand) or _names_conflict(subject, cand)
+
+
+def _titles_conflict(subject: Subject, cand: CandidateView) -> str | None:
+    """A title the subject is written with against one the candidate was written with.
+
+    Every name of both sides is read, not only the maximal ones: "Mrs Gomes" is not the
+    entity known as "Helena Gomes" and "Dr Gomes".
+    """
+    for s in subject.names:
+        for f in cand.forms:
+            reason = title_conflict(s, f)
+            if reason is not None:
+                return reason
+    return None
 
 
 def _holds_the_name(subject: Subject, cand: CandidateView, screen: NameScreen | None) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 import msgspec
 from rapidfuzz.distance import Levenshtein
 
-from app.domain.names import NAME_FUNCTION_WORDS, NameForm, letters_in_order
+from app.domain.names import NAME_FUNCTION_WORDS, NameForm, address_title, letters_in_order
 
 # Type classes that may name the same thing although they differ: a named software project is
 # often typed "product" by one extractor and "project" by another.
@@ -292,6 +292,14 @@ def _typo_match(a: str, b: str) -> bool:
 def is_acronym_of(short: NameForm, long_: NameForm) -> bool:
     """True when ``short`` is a single word equal to an acronym of ``long_`` ("uw")."""
     return len(short.words) == 1 and short.words[0] in long_.acronyms
+
+
+def title_conflict(a: NameForm, b: NameForm) -> str | None:
+    """Why two names written with titles cannot be one person's ("Dr Gomes" / "Mrs Gomes")."""
+    ta, tb = address_title(a), address_title(b)
+    if ta is None or tb is None or ta == tb:
+        return None
+    return f"titles differ: {a.tokens[0]!r} vs {b.tokens[0]!r}"
 
 
 def token_conflict(a: NameForm, b: NameForm) -> str | None:

@@ -5,6 +5,7 @@ from app.resolve.guards import (
     name_conflict,
     number_conflict,
     pair_conflict,
+    title_conflict,
     token_conflict,
     type_conflict,
 )
@@ -129,3 +130,15 @@ def test_a_contraction_of_a_things_word_aligns_but_a_beginning_or_a_persons_word
     assert token_conflict(form("MS Word", "product"), form("Microsoft Excel", "product"))
     # People's names are not contracted.
     assert token_conflict(form("Mgt Weber", "person"), form("Margaret Weber", "person"))
+
+
+def test_titles_of_a_man_a_woman_or_a_doctor_are_three_people() -> None:
+    assert title_conflict(form("Dr Gomes", "person"), form("Mrs Gomes", "person"))
+    assert title_conflict(form("Mr. Gomes", "person"), form("Ms Gomes", "person"))
+    # One kind of title, a title of office, or no title: nothing against one person.
+    assert (
+        title_conflict(form("Dr. Okafor", "person"), form("Prof. Emeka Okafor", "person")) is None
+    )
+    assert title_conflict(form("Mrs Gomes", "person"), form("Ms. Helena Gomes", "person")) is None
+    assert title_conflict(form("Coach Varga", "person"), form("Mrs Varga", "person")) is None
+    assert title_conflict(form("Helena Gomes", "person"), form("Dr Gomes", "person")) is None

@@ -435,3 +435,31 @@ def test_a_settle_covering_many_writes_still_takes_in_the_holders_of_their_names
     # The joined writes also named a bare "Farah".
     block = block_of(ws, [("farah", "person")], touched)
     assert bank.facts[0].mentions[0].entity_id in block
+
+
+def test_a_name_written_with_another_title_is_another_person_in_any_order() -> None:
+    vet = [
+        fact(
+            1,
+            "Dr Ruth Varley stitched the collie's paw at the clinic.",
+            ("Dr Ruth Varley", "person"),
+        ),
+        fact(
+            9,
+            "Dr Varley wants every nurse through the radiography refresher.",
+            ("Dr Varley", "person"),
+        ),
+        fact(30, "Ruth Varley is back from leave with a cold.", ("Ruth Varley", "person")),
+    ]
+    principal = [
+        fact(
+            12, "Mrs Varley asked for a talk to the Year 4s about pets.", ("Mrs Varley", "person")
+        ),
+        fact(40, "Mrs Varley sent a thank-you card from the school.", ("Mrs Varley", "person")),
+    ]
+    facts = vet + principal
+    two = {
+        frozenset(f"{f.memory_id}:{f.mentions[0].text}" for f in vet),
+        frozenset(f"{f.memory_id}:{f.mentions[0].text}" for f in principal),
+    }
+    assert retained(facts) == two == retained(facts[::-1])
