@@ -100,7 +100,7 @@ PERSON_TITLES = frozenset(
     }
 )
 # Titles that say who a person is taken for, by kind: one person is written about with one of
-# them ("Dr Gomes" is not the "Mrs Gomes" who is the doctor's neighbour; "Mr" and "Ms" are two
+# them ("Dr Varley" is not the "Mrs Varley" who is the doctor's neighbour; "Mr" and "Ms" are two
 # people). Titles of office ("Coach", "Captain") are worn with any of them.
 ADDRESS_TITLES = {
     "dr": "doctor",
@@ -416,7 +416,7 @@ def spelled_alike(a: NameForm, b: NameForm, known: Iterable[NameForm]) -> bool:
 
 
 def address_title(form: NameForm) -> str | None:
-    """The kind of the title a person's name is written with ("Mrs Gomes" → "woman"), if any."""
+    """The kind of the title a person's name is written with ("Mrs Varley" → "woman"), if any."""
     if form.type_class not in ("person", "") or len(form.tokens) <= len(form.core):
         return None
     return ADDRESS_TITLES.get(form.tokens[0])

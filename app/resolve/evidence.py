@@ -228,8 +228,8 @@ def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None
 def _titles_conflict(subject: Subject, cand: CandidateView) -> str | None:
     """A title the subject is written with against one the candidate was written with.
 
-    Every name of both sides is read, not only the maximal ones: "Mrs Gomes" is not the
-    entity known as "Helena Gomes" and "Dr Gomes".
+    Every name of both sides is read, not only the maximal ones: "Mrs Varley" is not the
+    entity known as "Ruth Varley" and "Dr Varley".
     """
     for s in subject.names:
         for f in cand.forms:

@@ -295,7 +295,7 @@ def is_acronym_of(short: NameForm, long_: NameForm) -> bool:
 
 
 def title_conflict(a: NameForm, b: NameForm) -> str | None:
-    """Why two names written with titles cannot be one person's ("Dr Gomes" / "Mrs Gomes")."""
+    """Why two names written with titles cannot be one person's ("Dr Varley" / "Mrs Varley")."""
     ta, tb = address_title(a), address_title(b)
     if ta is None or tb is None or ta == tb:
         return None

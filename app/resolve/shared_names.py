@@ -1,7 +1,7 @@
-"""Names the text says are shared: "a different Daniel Osei", "Maricel Bautista, same as our alto".
+"""Names the text says are shared: "a different Oskar Brandt", "Pia Holm, same as our goalkeeper".
 
-Writers who know two people (or two cafés) of one name usually say so once: "the first tenor
-is also called Ante Perić", "Kafé Ankerfeste by the harbour there. Same name as our café, no
+Writers who know two people (or two cafés) of one name usually say so once: "the new goalie
+is also called Pia Holm", "Café Lumen by the pier. Same name as the one at home, no
 relation", or they name both in one sentence. That statement does not say which of the name's
 other mentions is which, but it settles the question the resolver cannot answer from the
 facts alone: whether the name is held by more than one. ``company.company_groups`` then parts
@@ -12,14 +12,14 @@ Read, as qualifiers are, from the words around a mention (pure, no model):
 - a person's full name written twice in one fact ("X called about the brake job, and ten
   minutes later X called about the licence"), whether the fact lists it once or twice (a
   caller's hints of one name are one mention); a given name said twice is often one person
-  said twice ("told Corrado …; Corrado agreed"), and a place or a product named twice is one;
+  said twice ("told Anselm …; Anselm agreed"), and a place or a product named twice is one;
 - "a different", "another", "also called", "also named" right before the name;
 - "same name", "same as our/my/the …", "shares his/her/the name" after it in its sentence,
   before any other name of a person or organisation; a sentence with the cue and no such
   name before it ("He shares his full name with …", "Same name as our café") points back to
   the last such name of the sentence before.
 
-"No relation" alone is not read: it is said of people who share a surname ("Kiran Mahal; no
+"No relation" alone is not read: it is said of people who share a surname ("Ida Mahler; no
 relation to anyone I know"), which says nothing about a full name; nor is "namesake" ("her
 namesake city").
 """

@@ -70,10 +70,10 @@ def test_no_relation_a_namesake_city_or_a_given_name_said_twice_say_nothing_shar
     )
     assert (
         said(
-            "Chisel told Corrado the footings were too shallow; Corrado agreed to dig again.",
+            "Chisel told Anselm the footings were too shallow; Anselm agreed to dig again.",
             ("Chisel", "person"),
-            ("Corrado", "person"),
-            ("Corrado", "person"),
+            ("Anselm", "person"),
+            ("Anselm", "person"),
         )
         == set()
     )
