@@ -17,7 +17,7 @@ Read, as qualifiers are, from the words around a mention (pure, no model):
 - "same name", "same as our/my/the …", "shares his/her/the name" after it in its sentence,
   before any other name of a person or organisation; a sentence with the cue and no such
   name before it ("He shares his full name with …", "Same name as our café") points back to
-  the last such name of the sentence before.
+  the last such name before that sentence.
 
 "No relation" alone is not read: it is said of people who share a surname ("Ida Mahler; no
 relation to anyone I know"), which says nothing about a full name; nor is "namesake" ("her
@@ -79,7 +79,7 @@ def _named_before(content: str, pos: int, spans: Sequence[tuple[int, int, int]])
     """The last name of a person or organisation before ``pos``, in its sentence.
 
     A cue with no such name before it in its sentence ("Same name as our café", "He shares his
-    name with …") points back to the sentence before.
+    name with …") points back to the last such name before that sentence.
     """
     opening = max((m.end() for m in _SENTENCE_END.finditer(content, 0, pos)), default=0)
     before = [(end, i) for start, end, i in spans if end <= pos]
