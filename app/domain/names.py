@@ -148,6 +148,24 @@ LEGAL_SUFFIXES = frozenset(
         "ulc",
     }
 )
+# Words that make a place's name another place's: a kind of feature ("Lake Winnipeg" is a
+# lake, "Winnipeg" a city; "Port Adelaide" a suburb of Adelaide) or a word that sets one place
+# apart from the one it is named after ("New York", "North Vancouver"). A place written
+# without them is the other place, not a short form. English, French, Spanish, Portuguese,
+# Italian and German forms of the common ones.
+PLACE_KIND_WORDS = frozenset(
+    {
+        "lake", "lakes", "lac", "loch", "lago", "see", "river", "riviere", "rio", "creek",
+        "falls", "bay", "baie", "bahia", "gulf", "harbour", "harbor", "port", "porto", "puerto",
+        "cape", "cap", "cabo", "point", "pointe", "ponta", "punta", "island", "islands", "isle",
+        "ile", "ilha", "isla", "mount", "mt", "mont", "monte", "mountain", "mountains", "hill",
+        "hills", "peak", "valley", "vale", "glen", "forest", "park", "beach", "plage", "praia",
+        "fort", "castle", "county", "district", "province", "state", "region", "airport",
+        "station", "street", "st", "road", "rd", "avenue", "ave", "boulevard", "square",
+        "bridge", "new", "nouveau", "nouvelle", "nova", "novo", "nueva", "nuevo", "north",
+        "south", "east", "west", "upper", "lower", "great", "greater", "little", "old",
+    }
+)  # fmt: skip
 # A leading or trailing word that only repeats the type ("Project Orbit" is the project Orbit).
 TYPE_HEADS: dict[str, frozenset[str]] = {
     "project": frozenset({"project", "programme", "program"}),

@@ -9,7 +9,9 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
 - a naming clause between them: ``X, whom everyone calls Y``, ``X ... everyone calls him Y``,
   ``X is called Y by ...``, ``X, who goes by Y``. Y is then an alias of the mention nearest
   before the clause, in the same sentence ("Anna called Ben" is a phone call, not a naming:
-  the clause needs "whom", an object pronoun, a passive or "goes by").
+  the clause needs "whom", an object pronoun, a passive or "goes by"). When that name, or a
+  "who" that stands for it, is itself the one calling ("X, who still calls him Y"), the
+  pronoun is someone else (a plain "him" never means the clause's own subject): no pair.
 
 A bracket holds more than aliases ("Meridian Health (Boston)"), so the resolver still applies
 the type and number guards to every stated pair; only the token guard is waived.
@@ -38,6 +40,12 @@ _NAMING = re.compile(
     r"|\b(?:goes|went|go)\s+by)\s+$",
     re.IGNORECASE,
 )
+# "calls him" right after its subject: the name itself or a "who"/"that" standing for it,
+# adverbs between allowed. That subject is the caller, whom the pronoun cannot mean.
+_OBJECT_PRONOUN = re.compile(r"\bcall(?:s|ed)?\s+(?:him|her|them)\s+$", re.IGNORECASE)
+_ADVERBS = r"(?:(?:\w+ly|still|always|never|also|often|sometimes|just|even)\s+)*"
+_SUBJECT_ADVERBS = re.compile(_ADVERBS, re.IGNORECASE)
+_RELATIVE_SUBJECT = re.compile(rf"\b(?:who|that)\s+{_ADVERBS}$", re.IGNORECASE)
 # Where a sentence or clause of its own ends: a naming never reaches across it.
 _SENTENCE_END = re.compile(r"[.;!?]\s")
 
@@ -84,9 +92,20 @@ def _named_pairs(text: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:
             and surfaces[i] != surfaces[j]
             and not _SENTENCE_END.search(text, end, clause.start())
         ]
-        if before:
+        if before and not _names_the_callers_object(text, clause, max(before)[0]):
             found.add((max(before)[1], j))
     return found
+
+
+def _names_the_callers_object(text: str, clause: re.Match[str], name_end: int) -> bool:
+    """True when the name before a "calls him Y" clause is the one calling, not the one called."""
+    if _OBJECT_PRONOUN.search(clause.group(0)) is None:
+        return False
+    lead = text[name_end : clause.start()]
+    return (
+        _RELATIVE_SUBJECT.search(lead) is not None
+        or _SUBJECT_ADVERBS.fullmatch(lead.lstrip()) is not None
+    )
 
 
 def _follows(text: str, pos: int, second: str) -> bool:

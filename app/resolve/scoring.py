@@ -14,7 +14,7 @@ from datetime import datetime
 
 import msgspec
 
-from app.domain.names import NameForm, fold
+from app.domain.names import PLACE_KIND_WORDS, NameForm, fold
 from app.resolve.guards import WordAlignment, align_words, is_acronym_of
 from app.resolve.model import NameKind, NameMatch
 
@@ -170,6 +170,8 @@ def name_relation(
                 # the long one grows its bare word into another thing. Two relaxations (head
                 # dropped, words dropped) on one pair are not a name relation.
                 return None
+            if _another_place(subject, candidate):
+                return None
             kind = "contained"
             covered = (alignment.long_words - alignment.unmatched_long) / alignment.long_words
             score = policy.contained_base + policy.contained_span * covered
@@ -179,6 +181,18 @@ def name_relation(
         kind = "given_name"
         score = max(score, policy.given_name) if unique_holder else policy.given_name
     return NameMatch(kind=kind, score=score, subject_name=subject.key, candidate_name=candidate.key)
+
+
+def _another_place(a: NameForm, b: NameForm) -> bool:
+    """True when a place name is another's with a word that makes it another place left out.
+
+    "Winnipeg" is not a short form of "Lake Winnipeg", nor "York" of "New York"
+    (``PLACE_KIND_WORDS``); "Lookout" of "Sioux Lookout" may be.
+    """
+    if "place" not in (a.type_class, b.type_class):
+        return False
+    short, long_ = (a, b) if len(a.words) < len(b.words) else (b, a)
+    return any(fold(w) in PLACE_KIND_WORDS for w in set(long_.words) - set(short.words))
 
 
 def _single_person_word(a: NameForm, b: NameForm) -> bool:

@@ -49,3 +49,17 @@ def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
     )
     text = "Imre Halasz left early. Everyone calls him Bear."
     assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ()
+
+
+def test_a_name_that_does_the_calling_is_not_the_one_called():
+    surfaces = ["Wilma Osterberg", "Gus"]
+    for text in (
+        "Wilma Osterberg, our neighbour, is the only one who still calls him Gus.",
+        "Wilma Osterberg always calls him Gus.",
+    ):
+        assert stated_alias_pairs(text, surfaces) == (), text
+    for text in (
+        "Wilma Osterberg, who insists everyone call her Gus, chairs it.",
+        "Wilma Osterberg told them that everyone calls her Gus.",
+    ):
+        assert stated_alias_pairs(text, surfaces) == ((0, 1),), text

@@ -71,6 +71,20 @@ def test_a_name_without_its_type_head_is_not_contained_in_another_thing():
     assert rel("Atlas", "Atlas Health").kind == "contained"
 
 
+def test_a_place_without_the_word_that_makes_it_another_place_is_that_other_place():
+    # The lake is not the town named after it, nor "New Kelby" the town it was named after.
+    for short, long_ in (
+        ("Tarrow", "Lake Tarrow"),
+        ("Kelby", "New Kelby"),
+        ("Tarrow", "Tarrow Bay"),
+    ):
+        assert name_relation(form(short, "place"), form(long_, "place"), P) is None
+        assert name_relation(form(long_, "place"), form(short, "place"), P) is None
+    # Other words left out still make a short form, and other things keep theirs.
+    assert rel("Lookout", "Anvil Lookout", "place").kind == "contained"
+    assert rel("Tarrow", "Tarrow Bay Outfitters", "organization").kind == "contained"
+
+
 def test_acronym_scores_0_7():
     assert rel("UW", "University of Washington", "organization").score == 0.7
 
