@@ -6,12 +6,14 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
   (``app.domain.aliases``: "also known as", "aka", "short for", "hereafter", "简称"…);
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``;
-- a naming clause between them: ``X, whom everyone calls Y``, ``X ... everyone calls him Y``,
-  ``X is called Y by ...``, ``X, who goes by Y``. Y is then an alias of the mention nearest
-  before the clause, in the same sentence ("Anna called Ben" is a phone call, not a naming:
-  the clause needs "whom", an object pronoun, a passive or "goes by"). When that name, or a
-  "who" that stands for it, is itself the one calling ("X, who still calls him Y"), the
-  pronoun is someone else (a plain "him" never means the clause's own subject): no pair.
+- a naming clause between them: ``X, whom everyone calls Y``, ``X, the one the crew calls
+  Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
+  ``X, known around town as Y``, ``X, who signs every letter as Y``. Y is then an alias of
+  the mention nearest before the clause, in the same sentence ("Anna called Ben" is a phone
+  call, not a naming: the clause needs "whom", "the one", an object pronoun, a passive,
+  "known", "signs" or "goes by"). When that name, or a "who" that stands for it, is itself
+  the one calling ("X, who still calls him Y"), the pronoun is someone else (a plain "him"
+  never means the clause's own subject): no pair.
 
 A bracket holds more than aliases ("Meridian Health (Boston)"), so the resolver still applies
 the type and number guards to every stated pair; only the token guard is waived.
@@ -35,9 +37,12 @@ _INLINE = re.compile(
 # Text right before Y that says "X is called Y" for the nearest name X before it.
 _NAMING = re.compile(
     r"(?:\bwhom\b[^.;:!?()]{0,60}?\bcalls?"
+    r"|\bthe\s+one\s+(?:that\s+|who\s+|whom\s+)?[^.;:!?(),]{0,40}?\bcalls?"
     r"|\bcall(?:s|ed)?\s+(?:him|her|them)"
     r"|\b(?:is|was|are|were)\s+called"
-    r"|\b(?:goes|went|go)\s+by)\s+$",
+    r"|\bknown\s+(?:[^\s.;:!?(),]+\s+){0,6}?as"
+    r"|\bsigns?\s+(?:[^\s.;:!?(),]+\s+){0,3}?as"
+    r"|\b(?:goes|went|go|gone|going)\s+by)\s+$",
     re.IGNORECASE,
 )
 # "calls him" right after its subject: the name itself or a "who"/"that" standing for it,

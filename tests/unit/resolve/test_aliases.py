@@ -38,6 +38,10 @@ def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
         "Imre Halasz, our new driver, says everyone calls him Bear.",
         "The cook, Imre Halasz, is called Bear by the crew.",
         "Imre Halasz, who goes by Bear, lifted it.",
+        "Imre Halasz, who has gone by Bear since school, lifted it.",
+        "Imre Halasz, known around the docks as Bear, lifted it.",
+        "Imre Halasz, who signs every delivery note as Bear, lifted it.",
+        "Imre Halasz, the one the whole yard calls Bear, lifted it.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
 
@@ -49,6 +53,12 @@ def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
     )
     text = "Imre Halasz left early. Everyone calls him Bear."
     assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ()
+    for text in (
+        "Imre Halasz signed the form and Bear countersigned.",
+        "Imre Halasz is known for his temper; Bear is not.",
+        "Imre Halasz went by bus with Bear.",
+    ):
+        assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == (), text
 
 
 def test_a_name_that_does_the_calling_is_not_the_one_called():
