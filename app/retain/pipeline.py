@@ -41,7 +41,7 @@ from app.domain.banks import BankConfig, BankDirectory
 from app.domain.dates import as_utc
 from app.domain.lifecycle import retire_facts
 from app.domain.names import entity_names, name_key
-from app.errors import Unavailable
+from app.errors import NotFound, Unavailable
 from app.resolve.port import (
     EntityResolver,
     FactToResolve,
@@ -325,15 +325,27 @@ class RetainPipeline:
         Returns how many facts were settled.
         """
         done = 0
+        gone: set[str] = set()
         while True:
             rows = await self._graph.rows(
-                "reconcile/settle_pending", {"bank_id": bank_id, "limit": page}, MarkedFact
+                "reconcile/settle_pending",
+                {"bank_id": bank_id, "skip_banks": sorted(gone), "limit": page},
+                MarkedFact,
             )
             if not rows:
                 return done
             for marked_bank, pending in pending_of_marked(rows).items():
-                await self._settle(marked_bank, pending)
-            done += len(rows)
+                try:
+                    await self._settle(marked_bank, pending)
+                except NotFound:
+                    # Deleted since its facts were read (a start beside a client deleting a
+                    # bank): nothing left to settle there, and no reason to fail the start.
+                    log.info(
+                        "bank %s was deleted before its marked facts were settled", marked_bank
+                    )
+                    gone.add(marked_bank)
+                    continue
+                done += len(pending.memory_ids)
 
     # -- prepare ------------------------------------------------------------------------------
 

@@ -14,15 +14,18 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from app.runtime import Runtime
 from app.store.qdrant_edge import EdgeVectorStore
-from tests.conftest import neo4j_test_env
+from tests.conftest import make_settings, neo4j_test_env
 from tests.support.helpers import GraphProbe
 from tests.support.live_server import free_port
 
@@ -310,3 +313,48 @@ def test_a_group_killed_between_stores_is_published_by_the_next_start(
     assert _vector_ids(tmp_path, bank_id) == {str(row["id"]) for row in written}
     # Each request's two facts say the same: the repair linked them by meaning.
     assert len(_semantic_links(graph_probe, bank_id)) >= len(documents)
+
+
+@pytest.mark.slow
+async def test_a_bank_deleted_while_its_marked_facts_are_settled_does_not_stop_the_rest(
+    tmp_path: Path, graph_probe: GraphProbe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two banks each left with facts written but not settled (a crash after the write). A
+    # start settles them; one bank is deleted by a client between the read of the marked
+    # facts and their settle. The start goes on and settles the other bank.
+    deleted, kept = f"t-{uuid.uuid4().hex[:12]}", f"t-{uuid.uuid4().hex[:12]}"
+    for bank in (deleted, kept):
+        with service(
+            tmp_path,
+            MNEMO_FAULT_INJECTION="crash_after_graph_write",
+            MNEMO_RECONCILE_ON_START="false",
+        ) as (url, process):
+            assert httpx.put(f"{url}/v1/default/banks/{bank}", json={}).status_code == 200
+            with pytest.raises(httpx.TransportError):
+                httpx.post(
+                    f"{url}/v1/default/banks/{bank}/memories",
+                    json={"items": [{"content": SIMILAR}]},
+                    timeout=120,
+                )
+            assert process.wait(timeout=60) == 97
+    assert _marked_for_settle(graph_probe, deleted) == _marked_for_settle(graph_probe, kept) == 2
+
+    settings = make_settings(tmp_path, local_extraction_worker=False)
+    async with Runtime.open(settings, background=False) as runtime:
+        graph = runtime.graph
+        read_marked = graph.rows
+
+        async def rows_then_delete(name: str, *args: Any, **kwargs: Any) -> Any:
+            found = await read_marked(name, *args, **kwargs)
+            if name == "reconcile/settle_pending" and found:
+                await runtime.banks.delete(deleted)  # a client's delete, right after the read
+            return found
+
+        monkeypatch.setattr(graph, "rows", rows_then_delete)
+        try:
+            assert await runtime.retainer.settle_marked() == 2
+        finally:
+            monkeypatch.undo()
+            await runtime.banks.delete(kept)
+    assert _marked_for_settle(graph_probe, kept) == 0
+    assert graph_probe.value("MATCH (b:Bank {id: $b}) RETURN count(b) AS n", b=deleted) == 0
