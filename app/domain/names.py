@@ -148,10 +148,10 @@ LEGAL_SUFFIXES = frozenset(
         "ulc",
     }
 )
-# Words that make a place's name another place's: a kind of feature ("Lake Winnipeg" is a
-# lake, "Winnipeg" a city; "Port Adelaide" a suburb of Adelaide) or a word that sets one place
-# apart from the one it is named after ("New York", "North Vancouver"). A place written
-# without them is the other place, not a short form. English, French, Spanish, Portuguese,
+# Words that make a place's name another place's: a kind of feature ("Lake Tarrow" is a lake,
+# "Tarrow" the town on it; "Port Kelby" the harbour suburb of Kelby) or a word that sets one
+# place apart from the one it is named after ("New Kelby", "North Vancouver"). A place
+# written without them is the other place, not a short form. English, French, Spanish, Portuguese,
 # Italian and German forms of the common ones.
 PLACE_KIND_WORDS = frozenset(
     {

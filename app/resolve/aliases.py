@@ -6,7 +6,7 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
   (``app.domain.aliases``: "also known as", "aka", "short for", "hereafter", "简称"…);
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``;
-- a naming clause between them: ``X, whom everyone calls Y``, ``X, the one the crew calls
+- a naming clause between them: ``X, whom everyone calls Y``, ``X, the one the yard calls
   Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
   ``X, known around town as Y``, ``X, who signs every letter as Y``. Y is then an alias of
   the mention nearest before the clause, in the same sentence ("Anna called Ben" is a phone

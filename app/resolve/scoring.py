@@ -186,8 +186,8 @@ def name_relation(
 def _another_place(a: NameForm, b: NameForm) -> bool:
     """True when a place name is another's with a word that makes it another place left out.
 
-    "Winnipeg" is not a short form of "Lake Winnipeg", nor "York" of "New York"
-    (``PLACE_KIND_WORDS``); "Lookout" of "Sioux Lookout" may be.
+    "Tarrow" is not a short form of "Lake Tarrow", nor "Kelby" of "New Kelby"
+    (``PLACE_KIND_WORDS``); "Lookout" of "Anvil Lookout" may be.
     """
     if "place" not in (a.type_class, b.type_class):
         return False
