@@ -134,19 +134,25 @@ SIMILAR = (
 )
 
 
-@pytest.mark.slow
-def test_killed_between_stores_is_invisible_then_repaired(
-    tmp_path: Path, graph_probe: GraphProbe, bank_id: str
-) -> None:
-    with service(tmp_path, MNEMO_FAULT_INJECTION="crash_after_graph_write") as (url, process):
-        assert httpx.put(f"{url}/v1/default/banks/{bank_id}", json={}).status_code == 200
+def _crash_after_write(data_dir: Path, bank: str, **extra: str) -> None:
+    """Create ``bank`` and retain two similar facts into it; the service dies after the write."""
+    crashing = {"MNEMO_FAULT_INJECTION": "crash_after_graph_write", **extra}
+    with service(data_dir, **crashing) as (url, process):
+        assert httpx.put(f"{url}/v1/default/banks/{bank}", json={}).status_code == 200
         with pytest.raises(httpx.TransportError):
             httpx.post(
-                f"{url}/v1/default/banks/{bank_id}/memories",
+                f"{url}/v1/default/banks/{bank}/memories",
                 json={"items": [{"content": SIMILAR}]},
                 timeout=120,
             )
         assert process.wait(timeout=60) == 97
+
+
+@pytest.mark.slow
+def test_killed_between_stores_is_invisible_then_repaired(
+    tmp_path: Path, graph_probe: GraphProbe, bank_id: str
+) -> None:
+    _crash_after_write(tmp_path, bank_id)
 
     pending = graph_probe.rows(
         "MATCH (m:Memory {bank_id: $b}) RETURN m.id AS id, m.vector_pending AS pending", b=bank_id
@@ -324,19 +330,8 @@ async def test_a_bank_deleted_while_its_marked_facts_are_settled_does_not_stop_t
     # facts and their settle. The start goes on and settles the other bank.
     deleted, kept = f"t-{uuid.uuid4().hex[:12]}", f"t-{uuid.uuid4().hex[:12]}"
     for bank in (deleted, kept):
-        with service(
-            tmp_path,
-            MNEMO_FAULT_INJECTION="crash_after_graph_write",
-            MNEMO_RECONCILE_ON_START="false",
-        ) as (url, process):
-            assert httpx.put(f"{url}/v1/default/banks/{bank}", json={}).status_code == 200
-            with pytest.raises(httpx.TransportError):
-                httpx.post(
-                    f"{url}/v1/default/banks/{bank}/memories",
-                    json={"items": [{"content": SIMILAR}]},
-                    timeout=120,
-                )
-            assert process.wait(timeout=60) == 97
+        # The second start must not settle the first crash's facts: they are the test's.
+        _crash_after_write(tmp_path, bank, MNEMO_RECONCILE_ON_START="false")
     assert _marked_for_settle(graph_probe, deleted) == _marked_for_settle(graph_probe, kept) == 2
 
     settings = make_settings(tmp_path, local_extraction_worker=False)
