@@ -38,16 +38,16 @@ _INLINE = re.compile(
 _NAMING = re.compile(
     r"(?:\bwhom\b[^.;:!?()]{0,60}?\bcalls?"
     r"|\bthe\s+one\s+(?:that\s+|who\s+|whom\s+)?[^.;:!?(),]{0,40}?\bcalls?"
-    r"|\bcall(?:s|ed)?\s+(?:him|her|them)"
+    r"|(?P<pronoun>\bcall(?:s|ed)?\s+(?:him|her|them))"
     r"|\b(?:is|was|are|were)\s+called"
     r"|\bknown\s+(?:[^\s.;:!?(),]+\s+){0,6}?as"
     r"|\bsigns?\s+(?:[^\s.;:!?(),]+\s+){0,3}?as"
     r"|\b(?:goes|went|go|gone|going)\s+by)\s+$",
     re.IGNORECASE,
 )
-# "calls him" right after its subject: the name itself or a "who"/"that" standing for it,
-# adverbs between allowed. That subject is the caller, whom the pronoun cannot mean.
-_OBJECT_PRONOUN = re.compile(r"\bcall(?:s|ed)?\s+(?:him|her|them)\s+$", re.IGNORECASE)
+# A "calls him" clause (``_NAMING``'s ``pronoun``) right after its subject: the name itself or
+# a "who"/"that" standing for it, adverbs between allowed. That subject is the caller, whom the
+# pronoun cannot mean.
 _ADVERBS = r"(?:(?:\w+ly|still|always|never|also|often|sometimes|just|even)\s+)*"
 _SUBJECT_ADVERBS = re.compile(_ADVERBS, re.IGNORECASE)
 _RELATIVE_SUBJECT = re.compile(rf"\b(?:who|that)\s+{_ADVERBS}$", re.IGNORECASE)
@@ -104,7 +104,7 @@ def _named_pairs(text: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:
 
 def _names_the_callers_object(text: str, clause: re.Match[str], name_end: int) -> bool:
     """True when the name before a "calls him Y" clause is the one calling, not the one called."""
-    if _OBJECT_PRONOUN.search(clause.group(0)) is None:
+    if clause.group("pronoun") is None:
         return False
     lead = text[name_end : clause.start()]
     return (

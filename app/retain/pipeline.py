@@ -344,8 +344,8 @@ class RetainPipeline:
                         "bank %s was deleted before its marked facts were settled", marked_bank
                     )
                     gone.add(marked_bank)
-                    continue
-                done += len(pending.memory_ids)
+                else:
+                    done += len(pending.memory_ids)
 
     # -- prepare ------------------------------------------------------------------------------
 
