@@ -24,9 +24,9 @@ two facts apart (a missed restatement costs one proof; a false join merges two c
   subject is the first entity of the clause that no preposition governs, or the agent of a
   passive ("Grace is mentored by Farid": Farid). Entities joined by "and" share the rank.
 * **Things**: when each fact names a thing (a common noun) that the other does not, nor any word
-  of the same stem, the facts speak of different things ("in the desk drawer" / "in the hotel
-  safe"). Verbs, adjectives and adverbs may change (a paraphrase), and a thing named on one side
-  only is a more complete wording, not a different claim.
+  of the same stem (``app.domain.words``), the facts speak of different things ("in the desk
+  drawer" / "in the hotel safe"). Verbs, adjectives and adverbs may change (a paraphrase), and a
+  thing named on one side only is a more complete wording, not a different claim.
 
 Pure: no model is loaded here; ``app.consolidate.language`` tags the text.
 """
@@ -41,6 +41,7 @@ import msgspec
 
 from app.domain.dates import find_time_mentions
 from app.domain.names import name_key
+from app.domain.words import related
 
 
 class Token(msgspec.Struct, frozen=True, array_like=True):
@@ -105,10 +106,6 @@ _THING_POS = frozenset({"NOUN", "PROPN"})
 # Words that may stand between a preposition and the entity it governs ("to the University").
 _MODIFIER_POS = frozenset({"DET", "ADJ"})
 _COORDINATION = frozenset({"and", ",", "&"})
-# Two words share a stem when they agree on this many leading letters, and on this share of
-# the shorter one ("allergy"/"allergic", "cello"/"cellist"; not "garage"/"garden").
-_STEM_LETTERS = 4
-_STEM_SHARE = 0.6
 
 
 def read_claim(
@@ -156,18 +153,6 @@ def conflict(a: Claim, b: Claim) -> str | None:
     if _unmatched(a.things, b.words) and _unmatched(b.things, a.words):
         return "thing"
     return None
-
-
-def related(a: str, b: str) -> bool:
-    """Whether two lower-case words are the same or share a stem (see ``_STEM_*``)."""
-    if a == b:
-        return True
-    common = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        common += 1
-    return common >= _STEM_LETTERS and common >= _STEM_SHARE * min(len(a), len(b))
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -21,9 +21,10 @@ Places are compared with places. Organisations, roles and descriptions all say w
 to the user (where they work, what they do, where they live), so they are compared with one
 another: two sides that state some, none of which shares a word with the other side's, are two
 people ("from next door" / "from Harrow Freight"; ", the bike mechanic," / "from the choir"). A
-shared content word ("from the choir" / ", our choir director,") supports the merge. This
-reads a department and its company ("from accounting" / "from Harrow") as two affiliations: the
-cost is a missed merge, which a review or a curator repairs; a false merge is worse.
+shared content word ("from the choir" / ", our choir director,"), or two of one stem ("from the
+walking club" / ", the walk leader,"), supports the merge. This reads a department and its
+company ("from accounting" / "from Harrow") as two affiliations: the cost is a missed merge,
+which a review or a curator repairs; a false merge is worse.
 
 Where a lower-case phrase ends is read without a parser: at punctuation, a capitalised word, a
 function word, or the clause's verb, recognised by its form (a past tense in -ed, a common
@@ -44,6 +45,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from app.domain.names import name_form, name_key, type_class
+from app.domain.words import related
 from app.resolve.guards import align_words
 
 Kind = str  # "place" | "organization" | "role" | "description" | "company"
@@ -469,14 +471,16 @@ def compatible(a: Qualifier, b: Qualifier) -> bool:
     """Whether two qualifiers may state the same thing.
 
     Two names (places, organisations) when one is inside the other; a role or description and
-    anything of its dimension when they share a content word.
+    anything of its dimension when they share a content word, or two words of one stem.
     """
     if a.key == b.key:
         return True
     if COMPANY in (a.kind, b.kind):
         return False  # one group of facts each (``company``): other keys, other namesakes
     if a.kind in _WORDED or b.kind in _WORDED:
-        return bool(set(content_words(a.key)) & set(content_words(b.key)))
+        # Words of one stem say one thing: "from the walking club" / ", the walk leader,",
+        # "from pharmacy" / ", the ward pharmacist,".
+        return any(related(x, y) for x in content_words(a.key) for y in content_words(b.key))
     fa, fb = name_form(a.key), name_form(b.key)
     if fa.numbers != fb.numbers:
         return False

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.consolidate.claims import Claim, NamedEntity, Token, conflict, read_claim, related
+from app.consolidate.claims import Claim, NamedEntity, Token, conflict, read_claim
 
 # word, coarse and fine part of speech, lemma: what spaCy's English tagger says of them.
 _TAGGED = """
@@ -190,13 +190,6 @@ def test_a_thing_named_on_one_side_only_is_a_more_complete_wording() -> None:
     a = claim("Jonas drives a blue Volvo.", "Jonas", "Volvo")
     b = claim("Jonas 's car is a blue Volvo.", "Jonas", "Volvo")
     assert conflict(a, b) is None
-
-
-def test_words_of_one_stem_are_related() -> None:
-    assert related("allergy", "allergic")
-    assert related("cello", "cellist")
-    assert not related("garage", "garden")
-    assert not related("car", "cart")
 
 
 def test_a_word_negated_by_its_prefix_is_a_negation() -> None:

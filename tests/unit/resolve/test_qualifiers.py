@@ -142,6 +142,20 @@ def test_descriptions_sharing_no_word_conflict_and_sharing_one_support() -> None
     assert shared([director], [choir]) == (director,)
 
 
+def test_descriptions_in_words_of_one_stem_support() -> None:
+    club = Qualifier("description", "walking club", "the walking club")
+    leader = Qualifier("role", "walk leader", "the walk leader")
+    pharmacy = Qualifier("description", "pharmacy", "pharmacy")
+    pharmacist = Qualifier("role", "ward pharmacist", "the ward pharmacist")
+    garden = Qualifier("description", "garden centre", "the garden centre")
+    garage = Qualifier("role", "garage owner", "the garage owner")
+    assert conflict([club], [leader]) is None
+    assert shared([leader], [club]) == (leader,)
+    assert conflict([pharmacy], [pharmacist]) is None
+    assert conflict([club], [pharmacist]) is not None
+    assert conflict([garden], [garage]) is not None
+
+
 def test_a_description_and_an_organisation_are_one_dimension() -> None:
     neighbour = Qualifier("description", "next door", "next door")
     osprey = Qualifier("organization", "osprey labs", "Osprey Labs")
