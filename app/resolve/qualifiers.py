@@ -257,7 +257,7 @@ def _after(
     if (
         word not in ("from", "of")
         and type_class(types[own]) == "person"
-        and not _opens_clause(content, start)
+        and not _says_who(content, start)
     ):
         # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
         # action happened, not where the person lives or works ("Chloe Garcia in Krakow
@@ -318,6 +318,17 @@ def _opens_clause(content: str, start: int) -> bool:
     return _CLAUSE_START.search(content, 0, start) is not None
 
 
+def _says_who(content: str, start: int) -> bool:
+    """Whether an "at/in/on" phrase after the mention at ``start`` tells who the person is.
+
+    It does after a clause's subject ("Ilse Haverkamp in Burnside fitted ...") and inside an
+    appositive that names a role ("saw her GP, Dr. Novak at Hillside Surgery, about ..."): the
+    phrase then belongs to the noun phrase that says who, not to the verb, which came before
+    the role.
+    """
+    return _opens_clause(content, start) or _role_before(content, start) is not None
+
+
 def _role_before(content: str, start: int) -> Qualifier | None:
     """A role stated right before a person's name ("The ward pharmacist, Rosa Delgado").
 
@@ -360,10 +371,9 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     if prep is None:
         return None
     word = prep["prep"].casefold()
-    subject = _opens_clause(content, start)
-    if word not in ("from", "of") and not subject:
+    if word not in ("from", "of") and not _says_who(content, start):
         return None
-    phrase = _phrase(content, prep.end("prep"), subject=subject)
+    phrase = _phrase(content, prep.end("prep"), subject=_opens_clause(content, start))
     return None if phrase is None else _description("description", phrase)
 
 

@@ -115,6 +115,28 @@ def test_a_place_after_a_persons_name_in_object_position_is_where_it_happened() 
     assert _keys(shop) == [("place", "tacoma")]
 
 
+def test_a_place_inside_an_appositive_role_says_who_the_person_is() -> None:
+    [_, novak] = _said(
+        "Aisha saw her GP, Dr. Novak at Hillside Surgery, about her wrist.",
+        ("Aisha", "person"),
+        ("Dr. Novak", "person"),
+    )
+    assert _keys(novak) == [("organization", "hillside surgery"), ("role", "gp")]
+    [_, kofi] = _said(
+        "Aisha thanked her neighbour, Kofi at the bakery, for the bread.",
+        ("Aisha", "person"),
+        ("Kofi", "person"),
+    )
+    assert ("description", "bakery") in _keys(kofi)
+    # Without the role before it, the same phrase after an object says where it happened.
+    [_, plain] = _said(
+        "Aisha saw Dr. Novak at Hillside Surgery about her wrist.",
+        ("Aisha", "person"),
+        ("Dr. Novak", "person"),
+    )
+    assert plain == ()
+
+
 def test_times_are_not_qualifiers() -> None:
     [_, kofi] = _said("Ravi called Kofi from home.", ("Ravi", "person"), ("Kofi", "person"))
     assert kofi == ()
