@@ -16,7 +16,8 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
   never means the clause's own subject): no pair.
 
 A bracket holds more than aliases ("Meridian Health (Boston)"), so the resolver still applies
-the type and number guards to every stated pair; only the token guard is waived.
+the type guard to every stated pair, and the number guard when both names have numbers; a plain
+bracket that gives a number's name or a name's number ("Room 101 (Finance)") states nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
 
 _INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
-_BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?:" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
+_BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
 _BRACKET_CLOSE = re.compile(r"\s*[)）]")
 _INLINE = re.compile(
     rf"\s*[,，]?\s*(?:{pattern((*INLINE_WORDS, *CJK_WORDS))})\s*[:：]?\s*", re.IGNORECASE
@@ -70,7 +71,7 @@ def stated_alias_pairs(text: str, surfaces: Sequence[str]) -> tuple[tuple[int, i
         while start >= 0:
             after = start + len(first)
             for j, second in enumerate(surfaces):
-                if j != i and second and second != first and _follows(text, after, second):
+                if j != i and second and second != first and _follows(text, after, first, second):
                     found.add((i, j))
             start = text.find(first, start + 1)
     found.update(_named_pairs(text, surfaces))
@@ -113,10 +114,19 @@ def _names_the_callers_object(text: str, clause: re.Match[str], name_end: int) -
     )
 
 
-def _follows(text: str, pos: int, second: str) -> bool:
-    """True when ``second`` is stated as an alias right after position ``pos``."""
+def _follows(text: str, pos: int, first: str, second: str) -> bool:
+    """True when ``second`` is stated as an alias of ``first``, which ends at ``pos``."""
     bracket = _BRACKET_OPEN.match(text, pos)
     if bracket is not None and text.startswith(second, bracket.end()):
+        if bracket["intro"] is None and _numbered(first) != _numbered(second):
+            # "Room 101 (Finance)", "Sprint 14 (Orion)": a plain bracket that adds a name to a
+            # number says which or whose, not another name (the resolver lets a stated name
+            # without a number be a numbered thing's nickname).
+            return False
         return _BRACKET_CLOSE.match(text, bracket.end() + len(second)) is not None
     inline = _INLINE.match(text, pos)
     return inline is not None and text.startswith(second, inline.end())
+
+
+def _numbered(surface: str) -> bool:
+    return any(ch.isdigit() for ch in surface)

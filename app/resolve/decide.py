@@ -254,7 +254,7 @@ def _supplied_aliases(mention: Mention, own: NameForm) -> list[NameForm]:
     """The aliases a caller or extractor supplied for a mention, minus those a guard refuses.
 
     A supplied alias is a stated one: it skips the token guard, never the number guard
-    ("Ocean Probe 1" may be "OP-1", not "OP-2").
+    where both names have numbers ("Ocean Probe 1" may be "OP-1", not "OP-2").
     """
     out = []
     for text in mention.aliases:

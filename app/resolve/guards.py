@@ -18,7 +18,9 @@ merge a pair a guard rejects. Each returns a short reason string for the evidenc
   word that is the acronym of the other name is compatible ("UW" ~ "University of
   Washington").
 - A pair of names that the text itself states to be aliases skips the token guard (nothing in
-  "Robert, also known as Bob" aligns), but never the type and number guards.
+  "Robert, also known as Bob" aligns), but never the type guard, nor the number guard when
+  both names have numbers ("Ocean Probe 1" may be "OP-1", never "OP-2"); a stated name
+  without any number is a nickname ("Unit 7, which the crew calls the Beast").
 """
 
 from __future__ import annotations
@@ -313,11 +315,15 @@ def token_conflict(a: NameForm, b: NameForm) -> str | None:
 
 
 def name_conflict(a: NameForm, b: NameForm, *, stated: bool = False) -> str | None:
-    """Number guard, then (unless the text states the alias) token guard."""
+    """Number guard, then (unless the text states the alias) token guard.
+
+    A stated alias with no number at all is a nickname of the numbered name ("BP-112, the one
+    the crew calls Crochet"): only numbers on both sides that differ refuse it.
+    """
     reason = number_conflict(a, b)
-    if reason is not None or stated:
-        return reason
-    return token_conflict(a, b)
+    if stated:
+        return reason if a.numbers and b.numbers else None
+    return reason or token_conflict(a, b)
 
 
 def pair_conflict(a: NameForm, b: NameForm, *, stated: bool = False) -> str | None:

@@ -32,6 +32,15 @@ def test_bracketed_place_is_reported_and_left_to_the_type_guard():
     assert pairs == ((0, 1),)
 
 
+def test_a_plain_bracket_that_gives_a_number_a_name_states_no_alias():
+    surfaces = ["Room 101", "Finance"]
+    assert stated_alias_pairs("Room 101 (Finance) is booked.", surfaces) == ()
+    assert stated_alias_pairs("Room 101 (aka Finance) is booked.", surfaces) == ((0, 1),)
+    assert stated_alias_pairs("Room 101 (R101) is booked.", ["Room 101", "R101"]) == ((0, 1),)
+    nickname = "BP-112, the one the crew calls Crochet, surfaced."
+    assert stated_alias_pairs(nickname, ["BP-112", "Crochet"]) == ((0, 1),)
+
+
 def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
     for text in (
         "Imre Halasz, the crane driver whom the whole yard calls Bear, lifted it.",

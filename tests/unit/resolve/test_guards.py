@@ -99,6 +99,13 @@ def test_stated_alias_skips_the_token_guard_but_not_the_number_guard():
     assert name_conflict(form("OP-2"), form("Ocean Probe 1"), stated=True) is not None
 
 
+def test_a_stated_name_without_a_number_is_a_numbered_things_nickname():
+    unit, beast = form("Unit 7", "product"), form("the Beast", "product")
+    assert name_conflict(unit, beast) is not None
+    assert name_conflict(unit, beast, stated=True) is None
+    assert name_conflict(form("Unit 7"), form("Unit 8"), stated=True) is not None
+
+
 def test_one_letter_typo_is_tolerated_in_product_names_only():
     assert token_conflict(form("Quilon", "organization"), form("Quillon", "organization")) is None
     assert token_conflict(form("Marian", "person"), form("Marion", "person")) is not None
