@@ -87,8 +87,9 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     """
     found = _align(a.words, b.words, typos)
     if found is None and (a.spelled != a.words or b.spelled != b.words):
-        # "Jürgen Weiß" and "Juergen Weiss": the same letters, spelled for a keyboard.
-        found = _align(a.spelled, b.words, typos) or _align(a.words, b.spelled, typos)
+        # "Jürgen Weiß" and "Juergen Weiss": the same letters, spelled for a keyboard, word by
+        # word ("Håvard Rønneberg" is also "Haavard Ronneberg").
+        found = _align(_respelled(a, b), b.words, typos) or _align(a.words, _respelled(b, a), typos)
     if found is None:
         # "Seo-yeon Han", "Seoyeon Han", "Seo Yeon": one name whether split or joined.
         joined_a, joined_b = _joined(a.words, b.words), _joined(b.words, a.words)
@@ -103,6 +104,15 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
             # other, and the rest align.
             found = _rewritten_alignment(_contracted, a.words, b.words, typos)
     return found
+
+
+def _respelled(form: NameForm, other: NameForm) -> tuple[str, ...]:
+    """``form``'s words, each spelled for a keyboard where ``other`` writes it so."""
+    theirs = set(other.words)
+    return tuple(
+        spelled if spelled in theirs else word
+        for word, spelled in zip(form.words, form.spelled, strict=True)
+    )
 
 
 def _rewritten_alignment(

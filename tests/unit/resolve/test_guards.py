@@ -65,6 +65,14 @@ def test_one_code_spelled_three_ways_is_compatible():
     assert name_conflict(form("UA 123"), form("ua123")) is None
 
 
+def test_a_name_spelled_for_a_keyboard_word_by_word_is_compatible():
+    marked = form("Håvard Rønneberg", "person")
+    for ascii_form in ("Havard Ronneberg", "Haavard Roenneberg", "Haavard Ronneberg"):
+        assert token_conflict(marked, form(ascii_form, "person")) is None
+        assert token_conflict(form(ascii_form, "person"), marked) is None
+    assert token_conflict(marked, form("Haavard Rosenberg", "person")) is not None
+
+
 def test_a_short_name_inside_a_longer_word_is_no_match():
     assert token_conflict(form("Iran", "place"), form("Tigran", "place")) is not None
     assert token_conflict(form("Ann", "person"), form("Annapolis", "person")) is not None
