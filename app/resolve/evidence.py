@@ -24,7 +24,7 @@ from datetime import datetime
 import msgspec
 
 from app.domain.names import NameForm, name_form, name_key, spelled_alike, type_class
-from app.resolve.guards import name_conflict, title_conflict, type_conflict
+from app.resolve.guards import name_conflict, number_conflict, title_conflict, type_conflict
 from app.resolve.model import (
     Candidate,
     Create,
@@ -392,7 +392,8 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     Only maximal names are compared: a short form an entity was also called ("alex" of
     Alex Kim) must not let "Alex Kim" and "Alex Moreno" pass for compatible. Names stated as
     aliases are exempt, and so is a subject name equal to a stated alias of the candidate
-    ("Bob" for the entity stated to be "Robert Smith (Bob)").
+    ("Bob" for the entity stated to be "Robert Smith (Bob)"), except from the numbers of a
+    name that has some.
     """
     return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
 
@@ -402,6 +403,11 @@ def _maximal_conflict(
 ) -> str | None:
     """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
     maximal = tuple(maximal)
+    # Numbers are never exempt: "Unit 7", stated to be "the Beast", is not "Unit 8".
+    for s in maximal:
+        for f in cand.maximal:
+            if s.numbers and f.numbers and s.numbers != f.numbers:
+                return number_conflict(s, f)
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
     ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
     theirs = [f for f in cand.maximal if f.key not in cand.stated]

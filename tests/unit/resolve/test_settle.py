@@ -224,6 +224,22 @@ def test_a_nickname_stated_beside_a_full_name_is_that_persons_name_in_any_order(
     assert retained(facts) == {one} == retained(facts[::-1])
 
 
+def test_a_numbered_things_nickname_joins_it_and_no_other_number_of_its_series():
+    facts = [
+        fact(
+            1,
+            "Unit 7, the one the crew calls the Beast, failed its brake test.",
+            ("Unit 7", "product"),
+            ("the Beast", "product"),
+        ),
+        fact(5, "The Beast is back in service.", ("the Beast", "product")),
+        fact(9, "Unit 8 failed its brake test too.", ("Unit 8", "product")),
+        fact(12, "Unit 7 needs new pads.", ("Unit 7", "product")),
+    ]
+    beast = frozenset({"m001:Unit 7", "m001:the Beast", "m005:the Beast", "m012:Unit 7"})
+    assert retained(facts) == {beast, frozenset({"m009:Unit 8"})} == retained(facts[::-1])
+
+
 def test_a_guessed_type_looks_up_names_of_every_type():
     guessed = FactInput(
         mentions=(Mention(text="Caroline", type="organization", type_guessed=True),),
