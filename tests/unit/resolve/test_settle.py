@@ -232,7 +232,7 @@ def test_a_numbered_things_nickname_joins_it_and_no_other_number_of_its_series()
             ("Unit 7", "product"),
             ("the Beast", "product"),
         ),
-        fact(5, "The Beast is back in service.", ("the Beast", "product")),
+        fact(5, "The crew says the Beast is back in service.", ("the Beast", "product")),
         fact(9, "Unit 8 failed its brake test too.", ("Unit 8", "product")),
         fact(12, "Unit 7 needs new pads.", ("Unit 7", "product")),
     ]
