@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.names import name_form, name_key
 
 _INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
 _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
@@ -129,4 +130,5 @@ def _follows(text: str, pos: int, first: str, second: str) -> bool:
 
 
 def _numbered(surface: str) -> bool:
-    return any(ch.isdigit() for ch in surface)
+    """Whether the name has numbers as the number guard reads them (``NameForm.numbers``)."""
+    return bool(name_form(name_key(surface)).numbers)
