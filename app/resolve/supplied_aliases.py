@@ -13,7 +13,11 @@ mention, so the other is read from the text right after it:
   three letters, all of them in that word in order: "Wilhelmina Strand (Mina)", "Elizabeth
   Shaw (Liz)"), because a bracket after a name often holds something else ("Meridian Health
   (Boston)", "John (my cousin)", "Ann Lee (IT)");
-- ``X, also known as Y`` / ``X aka Y`` / ``X，简称Y``: Y runs to the next punctuation.
+- ``X, also known as Y`` / ``X aka Y`` / ``X，简称Y``: Y runs to the next punctuation;
+- a name that holds its nickname in quotes between its words (``Robert "Bobby" Tanaka``,
+  ``James ‘Jimmy’ Ortiz``), as English writes one: the name without it ("Robert Tanaka") and the
+  nickname with the words after it ("Bobby Tanaka") are the person's too. The bare nickname is
+  a first name of the second, matched as any short form is, not stated.
 
 An alias holds at most five words, and some letter or digit.
 """
@@ -35,6 +39,12 @@ _INLINE = re.compile(
     r"(?P<alias>[^,，.。;；:：!！?？()（）\n]{1,80})",
     re.IGNORECASE,
 )
+# A nickname in quotes inside a name: one or two capitalised words (quotes of one kind or the
+# other, curly or straight), with words of the name on both sides.
+_QUOTED_NICKNAME = re.compile(
+    r"(?P<before>\S.*?)\s+(?P<open>[\"“'‘])(?P<nick>[^\W\d_][\w.-]*(?:\s[^\W\d_][\w.-]*)?)"
+    r"[\"”'’]\s+(?P<after>\S.*)"
+)
 MAX_ALIAS_WORDS = 5
 # A clipped form this short ("Al", "Ed") is as often a code or a department as a nickname.
 MIN_CLIPPED_LETTERS = 3
@@ -45,7 +55,7 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
     name = name.strip()
     if not name or not text:
         return ()
-    found: dict[str, None] = {}
+    found: dict[str, None] = dict.fromkeys(_nickname_forms(name))
     for match in re.finditer(re.escape(name), text, re.IGNORECASE):
         after = match.end()
         bracket = _BRACKET.match(text, after)
@@ -60,6 +70,14 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
             if alias:
                 found.setdefault(alias)
     return tuple(a for a in found if a.casefold() != name.casefold())
+
+
+def _nickname_forms(name: str) -> tuple[str, ...]:
+    """The name without its quoted nickname, and the nickname with the words after it."""
+    match = _QUOTED_NICKNAME.fullmatch(" ".join(name.split()))
+    if match is None or not match["nick"][0].isupper():
+        return ()
+    return (f"{match['before']} {match['after']}", f"{match['nick']} {match['after']}")
 
 
 def _clean(alias: str) -> str:

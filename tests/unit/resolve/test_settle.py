@@ -240,6 +240,18 @@ def test_a_numbered_things_nickname_joins_it_and_no_other_number_of_its_series()
     assert retained(facts) == {beast, frozenset({"m009:Unit 8"})} == retained(facts[::-1])
 
 
+def test_a_name_with_its_nickname_in_quotes_joins_its_formal_and_nickname_forms():
+    facts = [
+        fact(
+            1, "Robert “Bobby” Tanaka coaches the under-nines.", ("Robert “Bobby” Tanaka", "person")
+        ),
+        fact(4, "Bobby Tanaka moved training to Thursdays.", ("Bobby Tanaka", "person")),
+        fact(8, "Robert Tanaka emailed the fixture list.", ("Robert Tanaka", "person")),
+    ]
+    one = frozenset({"m001:Robert “Bobby” Tanaka", "m004:Bobby Tanaka", "m008:Robert Tanaka"})
+    assert retained(facts) == {one} == retained(facts[::-1])
+
+
 def test_a_guessed_type_looks_up_names_of_every_type():
     guessed = FactInput(
         mentions=(Mention(text="Caroline", type="organization", type_guessed=True),),

@@ -42,3 +42,16 @@ def test_nothing_stated_gives_nothing():
     assert aliases_stated_for("X (X) again", "X") == ()
     assert aliases_stated_for("Acme (a b c d e f g) x", "Acme") == ()
     assert aliases_stated_for("Acme aka ...", "Acme") == ()
+
+
+def test_a_nickname_quoted_inside_a_name_gives_the_formal_name_and_the_nickname_form():
+    name = "Robert “Bobby” Tanaka"
+    assert aliases_stated_for(f"{name} coaches the under-nines.", name) == (
+        "Robert Tanaka",
+        "Bobby Tanaka",
+    )
+    name = "Mary-Jo 'MJ' van der Berg"
+    assert aliases_stated_for(f"{name} came.", name) == ("Mary-Jo van der Berg", "MJ van der Berg")
+    # Quoted words that are not a name, or a quote at the name's edge, state nothing.
+    assert aliases_stated_for('Anna "the boss" Lee came.', 'Anna "the boss" Lee') == ()
+    assert aliases_stated_for('"Bobby" Tanaka came.', '"Bobby" Tanaka') == ()
