@@ -54,7 +54,8 @@ Kind = str  # "place" | "organization" | "role" | "description" | "company"
 COMPANY: Kind = "company"
 
 _PREP = re.compile(
-    r"\s*,?\s*(?P<prep>in|from|at|of|on|(?:up|down|out|over)\s+in)\s+(?:the\s+)?", re.IGNORECASE
+    r"\s*,?\s*(?:based\s+)?(?P<prep>in|from|at|of|on|(?:up|down|out|over)\s+in)\s+(?:the\s+)?",
+    re.IGNORECASE,
 )
 # An appositive that says what and where a thing is: ", a chandlery on the Split waterfront",
 # ", the bakery in Tacoma,"; the place is the mention right after the preposition.
@@ -83,6 +84,20 @@ _ROLE_BEFORE = re.compile(
     r"(?P<where>\s+(?:at|in|of|from|on)\s+(?:the\s+)?[A-Z][\w'’.&-]*(?:\s+[A-Z][\w'’.&-]*){0,3})?"
     r"\s*,\s*$"
 )
+# The same without the comma, after the writer's possessive: "our dispatcher Ben", "my
+# neighbour Anna Weber". Not after "his", "her" or "their", whose owner changes from one
+# sentence to the next ("his brother Goran", "his dad Goran": one man, Ivo's brother and Luka's
+# dad), nor after "the" ("the day Ben left" says when).
+_ROLE_RIGHT_BEFORE = re.compile(
+    r"(?:^|(?<=\s))(?:[Oo]ur|[Mm]y|[Yy]our)\s+(?P<role>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)\s$"
+)
+# What a clause's subject is said to be, right after its name: "Anna Weber works at
+# Brightwater", "Ben works as a dispatcher", "Ben is our dispatcher", "Anna the dentist ...".
+_WORKS = re.compile(r"\s+(?:works|worked)\s+(?:(?P<prep>at|for)\s+(?:the\s+)?|as\s+(?:an?\s+)?)")
+_IS_POSSESSED = re.compile(r"\s+(?:is|was)\s+(?:now\s+)?(?:our|my|your)\s+")
+_BRACKET_AFTER = re.compile(r"\s*[(（]\s*")
+_BRACKET_CLOSE = re.compile(r"\s*[)）]")
+_THE_AFTER = re.compile(r"\s+the\s+(?=[a-z])")
 _WORD = re.compile(r"\s*(?P<word>[A-Za-z][\w'’-]*|[^\w\s]|\d\S*)")
 # Locative adverbs that describe a person by where they live or sit, right after the name.
 _LOCATIVE = re.compile(
@@ -139,7 +154,7 @@ _IRREGULAR_PAST = _word_set(
 # Words a description shares without naming the same thing (light verbs of a relative clause).
 _LIGHT_WORDS = _word_set(
     """
-    runs run works work lives live owns own is was one
+    runs run works work lives live owns own is was one new old former
     """
 )
 # Words after a preposition that are times, not places or organisations ("in March").
@@ -223,6 +238,8 @@ def qualifiers_in(
             q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
             if q is None and person:
                 q = _described(content, match.start(), match.end())
+            if q is None and person and _opens_clause(content, match.start()):
+                q = _predicate(content, match.end(), surfaces, types, starts, i)
             if q is not None:
                 found[q] = None
             if person:
@@ -233,6 +250,11 @@ def qualifiers_in(
                 )
             if before is not None:
                 found[before] = None
+            beside = _named_beside(
+                content, match.start(), match.end(), surfaces, types, starts, ends, i
+            )
+            if beside is not None:
+                found[beside] = None
         out.append(tuple(found))
     return out
 
@@ -313,6 +335,39 @@ def _place_around(
     return Qualifier("place", name_key(surfaces[j]), surfaces[j])
 
 
+def _named_beside(
+    content: str,
+    start: int,
+    end: int,
+    surfaces: Sequence[str],
+    types: Sequence[str | None],
+    starts: dict[int, int],
+    ends: dict[int, int],
+    own: int,
+) -> Qualifier | None:
+    """A place or organisation mention that owns the name or stands in brackets after it.
+
+    "Brightwater's Anna Weber", "Denver's Meridian Health", "Meridian Health (Denver)": read
+    only through a mention typed as a place or an organisation, never from a word alone. An
+    organisation in brackets after an organisation is its short name ("Southern Gulf Community
+    Radio (SGCR)"), not a qualifier.
+    """
+    j = None
+    bracket = _BRACKET_AFTER.match(content, end)
+    if bracket is not None:
+        j = starts.get(bracket.end())
+        if j is not None and not _BRACKET_CLOSE.match(content, bracket.end() + len(surfaces[j])):
+            j = None
+    elif content[start - 3 : start] in ("'s ", "’s "):
+        j = ends.get(start - 3)
+    tclass = type_class(types[j]) if j is not None else ""
+    if j is None or tclass not in ("place", "organization"):
+        return None
+    if bracket is not None and tclass == type_class(types[own]):
+        return None
+    return Qualifier(tclass, name_key(surfaces[j]), surfaces[j])
+
+
 def _opens_clause(content: str, start: int) -> bool:
     """Whether the mention at ``start`` opens its clause (is its subject, not an object)."""
     return _CLAUSE_START.search(content, 0, start) is not None
@@ -337,7 +392,10 @@ def _role_before(content: str, start: int) -> Qualifier | None:
     """
     m = _ROLE_BEFORE.search(content, max(0, start - 80), start)
     if m is None:
-        return None
+        right = _ROLE_RIGHT_BEFORE.search(content, max(0, start - 60), start)
+        if right is None or any(w in _FUNCTION_WORDS or _is_past(w) for w in right["role"].split()):
+            return None
+        return _description("role", right["role"])
     lead = (m["lead"] or "").strip().casefold()
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
         return None
@@ -375,6 +433,38 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
         return None
     phrase = _phrase(content, prep.end("prep"), subject=_opens_clause(content, start))
     return None if phrase is None else _description("description", phrase)
+
+
+def _predicate(
+    content: str,
+    end: int,
+    surfaces: Sequence[str],
+    types: Sequence[str | None],
+    starts: dict[int, int],
+    own: int,
+) -> Qualifier | None:
+    """What a clause's subject is said to be, right after its name.
+
+    "Anna Weber works at Brightwater" (where she works), "Ben works as a dispatcher", "Ben is
+    our dispatcher" (a role), "Anna the dentist fixed my crown" (a role said without a comma;
+    only for a subject: "gave Anna the book" names what was given).
+    """
+    works = _WORKS.match(content, end)
+    if works is not None and works["prep"]:
+        at = works.end()
+        j = starts.get(at)
+        if j is not None and j != own and type_class(types[j]) in ("place", "organization"):
+            return Qualifier("organization", name_key(surfaces[j]), surfaces[j])
+        run = _CAPITALISED.match(content, at)
+        if run is not None:
+            return Qualifier("organization", name_key(run.group()), run.group())
+        phrase = _phrase(content, at, subject=False)
+        return None if phrase is None else _description("description", phrase)
+    said = works or _IS_POSSESSED.match(content, end) or _THE_AFTER.match(content, end)
+    if said is None:
+        return None
+    phrase = _phrase(content, said.end(), subject=True)
+    return None if phrase is None else _description("role", phrase)
 
 
 def _phrase(content: str, pos: int, *, subject: bool) -> str | None:
