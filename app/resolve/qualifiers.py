@@ -14,8 +14,13 @@ lower-case phrase that says how a person is known: "from next door", "from the c
 bike shop", ", who runs the bike shop,", "next door"). The qualifier is read from the text
 right after the mention; a mention of the same fact found there gives its type. A role may
 also come before a person's name ("The ward pharmacist, Rosa Delgado,"), saying where it is
-held or not; a relative clause in the past or with a modal (", who signed the form,", ", who
-will stay until autumn,") tells what someone did or will do, not who they are.
+held or not, or right before it after the writer's possessive ("our dispatcher Ben"; not "his"
+or "her", whose owner changes between sentences); a clause's subject may be said to be
+something right after its name ("works at Brightwater", "works as a dispatcher", "is our
+dispatcher", "Anna the dentist ..."). A place or organisation mention that owns the name
+("Brightwater's Anna Weber") or stands in brackets after it ("Meridian Health (Denver)") says
+where or whose it is. A relative clause in the past or with a modal (", who signed the form,",
+", who will stay until autumn,") tells what someone did or will do, not who they are.
 
 Places are compared with places. Organisations, roles and descriptions all say who a person is
 to the user (where they work, what they do, where they live), so they are compared with one
