@@ -335,14 +335,15 @@ def score_candidate(
         match.kind in ("contained", "initials", "acronym")
         and unique_holder
         and not subject.is_entity
-        and not {"person", "place"} & {subject.type_class, cand.type_class}
+        and "person" not in {subject.type_class, cand.type_class}
+        and not (match.kind == "contained" and "place" in {subject.type_class, cand.type_class})
     ):
         # A short form of a thing's name ("Excel" of "Microsoft Excel", "Brightwater" of
         # "Brightwater Logistics", "VS Code" of "Visual Studio Code", an acronym) that only
         # this entity in sight can be: what a bare given name is to a person, scored alike
-        # (guards on numbers, versions and types passed). Not for places: a place named
-        # inside another's name is a part of it or a venue in it ("Town Hall Seattle",
-        # "Kelso depot"), not a short form.
+        # (guards on numbers, versions and types passed). A place's short form keeps every
+        # word ("Mt. Hood", "St. Louis", "NYC"): a place named inside another's name is a
+        # part of it or a venue in it ("Town Hall Seattle", "Kelso depot"), not a short form.
         match = msgspec.structs.replace(match, score=max(match.score, policy.given_name))
         salience = max(salience, policy.sole_holder_salience)
     score = combine(match.score, context, salience, policy)

@@ -192,6 +192,19 @@ def test_a_short_form_of_a_things_name_joins_its_only_holder_but_a_place_inside_
     assert frozenset({"m130:Kelso"}) in identities
 
 
+def test_a_places_short_form_that_keeps_every_word_joins_its_only_holder():
+    mount = fact(1, "We hiked up Mount Hood.", ("Mount Hood", "place"))
+    short = fact(150, "Snow on Mt. Hood already.", ("Mt. Hood", "place"))
+    rival = fact(160, "Mount Hedley has snow too.", ("Mount Hedley", "place"))
+    assert retained([mount, short]) == {frozenset({"m001:Mount Hood", "m150:Mt. Hood"})}
+    assert retained([short, mount]) == retained([mount, short])
+    assert len(retained([mount, short, rival])) == 2
+    city = fact(1, "Landed in New York City.", ("New York City", "place"))
+    initials = fact(200, "Back to NYC in May.", ("NYC", "place"))
+    one = {frozenset({"m001:New York City", "m200:NYC"})}
+    assert retained([city, initials]) == one == retained([initials, city])
+
+
 def test_a_place_named_beside_a_thing_called_after_it_stays_apart_from_it_in_any_order():
     facts = [
         fact(1, "The crew inspected Halden Solar Farm.", ("Halden Solar Farm", "place")),
