@@ -7,11 +7,11 @@ block, each fact of a person's full name that the block holds at least ``2 * MIN
 times is embedded with that name masked (``company_texts``). Linking the facts that are
 alike, from the lowest level of ``LINK_LEVELS`` up, the first level at which they fall into
 two groups or more of ``MIN_GROUP`` facts each is where the name may be held by namesakes;
-groups that are still alike on average (``APART_SIMILARITY``) are one person's, and those
-left apart are namesakes (``company_groups``). Each group's mentions carry a ``company``
-qualifier of their own, which conflicts with the other groups', and the name's mentions in
-no group are decided last, as plain mentions of namesakes are
-(``settle.unqualified_namesakes``).
+groups that are still alike on average are one person's (above ``APART_SIMILARITY``, and
+above ``APART_SHARE`` of how alike each group's own facts are), and those left apart are
+namesakes (``company_groups``). Each group's mentions carry a ``company`` qualifier of their
+own, which conflicts with the other groups', and the name's mentions in no group are decided
+last, as plain mentions of namesakes are (``settle.unqualified_namesakes``).
 
 One person written about in two settings (at work, at home) falls into two groups at some
 level too, but the two stay alike on average, in how the person is written about; a person's
@@ -46,6 +46,11 @@ LINK_LEVELS = tuple(round(0.30 + 0.01 * step, 2) for step in range(31))
 # two namesakes' groups are 0.05-0.16 alike on average (a few 0.19-0.26), while one person's
 # facts, cut into two groups, are 0.17-0.31 alike (one 0.06).
 APART_SIMILARITY = 0.16
+# Nor are they one person's when they are alike at most half as much as each group's own facts
+# are among themselves: two namesakes in one small world (a vet and a reporter in one town)
+# are written about alike above ``APART_SIMILARITY``, yet each one's facts hold together twice
+# as tightly. (0.6 lost a right merge on the development corpora and split nothing more.)
+APART_SHARE = 0.5
 # What the name is replaced by: the facts are compared on what they say, not on the name.
 MASK = "someone"
 
@@ -103,10 +108,10 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
     """The groups of facts that are each one namesake's (none: one person, or no telling).
 
     At the lowest link level where the facts fall into two groups or more of ``MIN_GROUP``
-    facts (a cut of the single-linkage tree), groups that are on average more than
-    ``APART_SIMILARITY`` alike are one person's and are joined; two or more left apart are
-    namesakes. The facts in no group are not labelled. The tree is built once, from the most
-    alike pair down (a name's facts in a block are at most a few hundred).
+    facts (a cut of the single-linkage tree), groups that are still alike on average are one
+    person's and are joined (``_join_alike``); two or more left apart are namesakes. The facts
+    in no group are not labelled. The tree is built once, from the most alike pair down (a
+    name's facts in a block are at most a few hundred).
     """
     ordered = sorted(slots)
     if len(ordered) < 2 * MIN_GROUP:
@@ -184,7 +189,11 @@ def _similarity(
 
 
 def _join_alike(groups: list[list[int]], similarity: npt.NDArray[np.float64]) -> list[list[int]]:
-    """Join groups that are on average more than ``APART_SIMILARITY`` alike (most alike first)."""
+    """Join groups that are alike on average, most alike first.
+
+    Alike: more than ``APART_SIMILARITY``, and more than ``APART_SHARE`` of the mean of the
+    two groups' own likeness (``_within``).
+    """
     groups = [sorted(g) for g in groups]
     while len(groups) > 1:
         pairs = [
@@ -192,11 +201,19 @@ def _join_alike(groups: list[list[int]], similarity: npt.NDArray[np.float64]) ->
             for (i, a), (j, b) in itertools.combinations(enumerate(groups), 2)
         ]
         alike, i, j = max(pairs)
-        if alike <= APART_SIMILARITY:
+        own = (_within(groups[i], similarity) + _within(groups[j], similarity)) / 2
+        if alike <= APART_SIMILARITY or alike <= APART_SHARE * own:
             break
         groups[i] = sorted(groups[i] + groups[j])
         del groups[j]
     return groups
+
+
+def _within(group: list[int], similarity: npt.NDArray[np.float64]) -> float:
+    """How alike a group's facts are on average, each with the others (not with itself)."""
+    block = similarity[np.ix_(group, group)]
+    n = len(group)
+    return float((block.sum() - np.trace(block)) / (n * (n - 1)))
 
 
 def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[str, list[Slot]]:

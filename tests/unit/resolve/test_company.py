@@ -52,15 +52,25 @@ def test_two_groups_of_facts_that_share_nothing_are_two_namesakes() -> None:
     assert company_groups(facts[::-1], vectors) == labels
 
 
+def two_settings(own: float, between: float) -> dict[tuple[str, int], list[float]]:
+    """Facts f00-f03 and f04-f07, ``own`` alike within each group and ``between`` across."""
+    bases = [[1.0, 0.0], [between / own, (1 - (between / own) ** 2) ** 0.5]]
+    out = {}
+    for i in range(8):
+        row = [b * own**0.5 for b in bases[i // 4]] + [0.0] * 8
+        row[2 + i] = (1 - own) ** 0.5  # a direction of the fact's own
+        out[(f"f{i:02d}", 0)] = row
+    return out
+
+
 def test_two_groups_still_alike_on_average_are_one_person_in_two_settings() -> None:
-    # Apart at every level where each is one group, but 0.25 alike on average: the way one
-    # person is written about, at home and at work.
-    work = [0.25, 0.968, 0.0]
-    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else work for i in range(8)}
-    assert company_groups(names(8), vectors) == {}
-    barely = [0.1, 0.995, 0.0]
-    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else barely for i in range(8)}
-    assert len(set(company_groups(names(8), vectors).values())) == 2
+    # Apart at every level where each is one group, but 0.25 alike on average, and each
+    # group's facts 0.35 alike: the way one person is written about, at home and at work.
+    assert company_groups(names(8), two_settings(0.35, 0.25)) == {}
+    # 0.10 alike is under the bar; 0.20 is above it but under half of how each group's facts
+    # (0.45) hold together: two namesakes in one small world.
+    assert len(set(company_groups(names(8), two_settings(0.35, 0.10)).values())) == 2
+    assert len(set(company_groups(names(8), two_settings(0.45, 0.20)).values())) == 2
 
 
 def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_namesake() -> None:
@@ -74,8 +84,7 @@ def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_
 def test_a_name_the_text_says_is_shared_is_parted_even_where_its_groups_are_alike() -> None:
     # 0.25 alike on average: read as one person in two settings, unless the text said the
     # name is shared; then the two groups are two holders.
-    work = [0.25, 0.968, 0.0]
-    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else work for i in range(8)}
+    vectors = two_settings(0.35, 0.25)
     assert company_groups(names(8), vectors) == {}
     parted = company_groups(names(8), vectors, shared={"wen harlow"})
     assert len({parted[(f"f{i:02d}", 0)] for i in range(4)}) == 1
