@@ -42,7 +42,7 @@ _INLINE = re.compile(
 # A nickname in quotes inside a name: one or two capitalised words (quotes of one kind or the
 # other, curly or straight), with words of the name on both sides.
 _QUOTED_NICKNAME = re.compile(
-    r"(?P<before>\S.*?)\s+(?P<open>[\"“'‘])(?P<nick>[^\W\d_][\w.-]*(?:\s[^\W\d_][\w.-]*)?)"
+    r"(?P<before>\S.*?)\s+[\"“'‘](?P<nick>[^\W\d_][\w.-]*(?:\s[^\W\d_][\w.-]*)?)"
     r"[\"”'’]\s+(?P<after>\S.*)"
 )
 MAX_ALIAS_WORDS = 5
