@@ -7,11 +7,14 @@
 // mention into a firm vote for whatever the majority is that day. Only an edge never annotated
 // (written by an older version, or by a curator's edit of the fact) takes the entity's type.
 // The time comes as ISO 8601 text (the driver decodes a temporal value in pure Python, and a
-// settle reads up to hundreds of facts).
+// settle reads up to hundreds of facts). Observations are left out: their mentions are their
+// sources' entities (observations/refresh), not evidence of their own, and counted as facts
+// they would say each source's names and words twice.
 // params: $bank_id, $ids
 // mode: read
 UNWIND $ids AS id
 MATCH (:Entity {bank_id: $bank_id, id: id})<-[:MENTIONS]-(m:Memory)
+WHERE NOT m:Observation
 WITH DISTINCT m
 MATCH (m)-[r:MENTIONS]->(x:Entity)
 WITH m, r, x ORDER BY x.id, r.mention

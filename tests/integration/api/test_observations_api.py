@@ -15,6 +15,7 @@ import httpx
 import msgspec
 import pytest
 
+from app.store.cypher import CypherRegistry
 from tests.support.consolidating_app import consolidating_http, observations, wait_for
 from tests.support.helpers import GraphProbe, retain
 from tests.support.receiver import receiver
@@ -123,6 +124,13 @@ def test_restatements_become_one_observation_and_a_fact_stated_once_nothing(
         b=obs_bank,
     )
     assert mention_count == 4
+    # A settle replays the facts that mention its entities, not the observation: its mentions
+    # are its sources', and counted as a fact it would say their names and words twice.
+    entity_ids = sorted(source_entities)
+    replayed = graph_probe.rows(
+        CypherRegistry.load()["resolve/settle_facts"].text, bank_id=obs_bank, ids=entity_ids
+    )
+    assert {r["memory_id"] for r in replayed} == set(ids) - {ids[-1]}  # not Ben Okafor's
     history = obs_http.get(memories(obs_bank, f"/{observation['id']}/history")).json()["items"]
     assert [r["kind"] for r in history] == ["create", "update"]
     assert len(history[0]["after"]["source_memory_ids"]) == 2
