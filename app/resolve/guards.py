@@ -85,25 +85,39 @@ def align_words(a: NameForm, b: NameForm, *, typos: bool = True) -> WordAlignmen
     equal word counts this covers both names. A name without words (only numbers) aligns with
     anything.
     """
-    found = _align(a.words, b.words, typos)
+    person = "person" in (a.type_class, b.type_class)
+    initial = is_initial if person else _initial_in_a_name_of_things
+    found = _align(a.words, b.words, typos, initial)
     if found is None and (a.spelled != a.words or b.spelled != b.words):
         # "Jürgen Weiß" and "Juergen Weiss": the same letters, spelled for a keyboard, word by
         # word ("Håvard Rønneberg" is also "Haavard Ronneberg").
-        found = _align(_respelled(a, b), b.words, typos) or _align(a.words, _respelled(b, a), typos)
+        found = _align(_respelled(a, b), b.words, typos, initial) or _align(
+            a.words, _respelled(b, a), typos, initial
+        )
     if found is None:
         # "Seo-yeon Han", "Seoyeon Han", "Seo Yeon": one name whether split or joined.
         joined_a, joined_b = _joined(a.words, b.words), _joined(b.words, a.words)
         if joined_a != a.words or joined_b != b.words:
-            found = _align(joined_a, joined_b, typos)
-    if found is None and "person" not in (a.type_class, b.type_class):
+            found = _align(joined_a, joined_b, typos, initial)
+    if found is None and not person:
         # "VS Code" and "Visual Studio Code": a word of one is the initials of a run of the
         # other's words, and the rest align. Not for people ("JR" is not read as two names).
-        found = _rewritten_alignment(_initialled, a.words, b.words, typos)
+        found = _rewritten_alignment(_initialled, a.words, b.words, typos, initial)
         if found is None:
             # "MS Word" and "Microsoft Word": a word of one is a contraction of a word of the
             # other, and the rest align.
-            found = _rewritten_alignment(_contracted, a.words, b.words, typos)
+            found = _rewritten_alignment(_contracted, a.words, b.words, typos, initial)
     return found
+
+
+def _initial_in_a_name_of_things(word: str) -> bool:
+    """An initial, unless a one-letter word of its own ("and" in "Farmácia e Terapêutica").
+
+    In a person's name the letter stays an initial ("Robert E. Lee"); in the name of a thing
+    it is read as what it says ("the" in "Pont y Felin"), and "Farmácia Estrela" does not align
+    with "Comissão de Farmácia e Terapêutica" by taking its "e" for "Estrela".
+    """
+    return is_initial(word) and word not in NAME_FUNCTION_WORDS
 
 
 def _respelled(form: NameForm, other: NameForm) -> tuple[str, ...]:
@@ -120,6 +134,7 @@ def _rewritten_alignment(
     a: tuple[str, ...],
     b: tuple[str, ...],
     typos: bool,
+    initial: Callable[[str], bool],
 ) -> WordAlignment | None:
     """The alignment of two names once ``rewrite`` wrote each in the other's form, or None.
 
@@ -132,7 +147,7 @@ def _rewritten_alignment(
     count = count_a + count_b
     if not count:
         return None
-    found = _align(words_a, words_b, typos)
+    found = _align(words_a, words_b, typos, initial)
     if found is None:
         return None
     return msgspec.structs.replace(
@@ -239,7 +254,9 @@ def _joined(words: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
 # Pure and called for every (mention, candidate) name pair, mostly the same few pairs again:
 # a bounded memo turns the retain hot path's biggest Python cost into a dict lookup.
 @functools.lru_cache(maxsize=65536)
-def _align(a: tuple[str, ...], b: tuple[str, ...], typos: bool) -> WordAlignment | None:
+def _align(
+    a: tuple[str, ...], b: tuple[str, ...], typos: bool, initial: Callable[[str], bool]
+) -> WordAlignment | None:
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     remaining = Counter(long_)
     unmatched: list[str] = []
@@ -254,7 +271,7 @@ def _align(a: tuple[str, ...], b: tuple[str, ...], typos: bool) -> WordAlignment
     initials = 0
     typo_count = 0
     for word in unmatched:
-        partner = _find(word, pool, _initial_match)
+        partner = _find(word, pool, lambda x, y: _initial_match(x, y, initial))
         if partner is not None:
             initials += 1
         elif typos:
@@ -269,9 +286,9 @@ def _align(a: tuple[str, ...], b: tuple[str, ...], typos: bool) -> WordAlignment
         exact=exact,
         initials=initials,
         typos=typo_count,
-        unmatched_long=sum(1 for w in pool if not is_initial(w)),
-        extra_initials=sum(1 for w in pool if is_initial(w)),
-        long_words=sum(1 for w in long_ if not is_initial(w)),
+        unmatched_long=sum(1 for w in pool if not initial(w)),
+        extra_initials=sum(1 for w in pool if initial(w)),
+        long_words=sum(1 for w in long_ if not initial(w)),
     )
 
 
@@ -287,10 +304,10 @@ def is_initial(word: str) -> bool:
     return len(word) == 1 and word.isascii() and word.isalpha()
 
 
-def _initial_match(a: str, b: str) -> bool:
-    if is_initial(a) and not is_initial(b):
+def _initial_match(a: str, b: str, initial: Callable[[str], bool]) -> bool:
+    if initial(a) and not initial(b):
         return b.startswith(a)
-    if is_initial(b) and not is_initial(a):
+    if initial(b) and not initial(a):
         return a.startswith(b)
     return False
 

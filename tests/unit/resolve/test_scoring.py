@@ -53,6 +53,16 @@ def test_middle_initial_scores_as_initials():
     assert (match.kind, match.score) == ("initials", 0.9)
 
 
+def test_a_one_letter_word_in_the_name_of_a_thing_is_a_word_not_an_initial():
+    # Portuguese "e" is "and": a pharmacy whose name holds "Farmácia" is not the committee.
+    committee = form("Comissão de Farmácia e Terapêutica", "organization")
+    assert name_relation(committee, form("Farmácia Estrela", "organization"), P) is None
+    assert rel("Farmácia e Terapêutica", "Comissão de Farmácia e Terapêutica").kind == "contained"
+    assert rel("Pont y Felin", "Pont-y-Felin", "place").kind == "same_form"
+    # In a person's name the letter is still an initial.
+    assert rel("Robert E. Lee", "Robert Edward Lee", "person").kind == "initials"
+
+
 def test_contained_name_scores_base_plus_share_of_the_longer_name():
     # 0.55 + 0.35 * 1/2
     assert rel("Jira", "Atlassian Jira", "product").score == pytest.approx(0.725)
