@@ -24,7 +24,6 @@ from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention,
 from app.resolve.reconsider import may_merge, reconsider
 from app.resolve.scoring import ResolutionPolicy, hub_degree, name_relation, neighbour_weight
 from app.resolve.topics import topic_words
-from app.resolve.topics import weights as topic_weights
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
@@ -105,14 +104,10 @@ def resolve_one(
     free = [i for i in range(len(fact.mentions)) if i not in fixed]
     mentions = tuple(fact.mentions[i] for i in free)
     candidates, expand = _candidates(ws, mentions, frozenset(fixed.values()))
-    # Topic words only where a settle counted its block's facts (``WorkingSet.topic_facts``).
     topics = (
-        {}
-        if ws.topic_facts is None
-        else topic_weights(
-            topic_words(fact.content, [m.text for m in (*fact.mentions, *fact.later)]),
-            ws.topic_facts,
-        )
+        topic_words(fact.content, [m.text for m in (*fact.mentions, *fact.later)])
+        if ws.read_topics
+        else frozenset()
     )
     # How alike the fact is to each candidate's facts, where a settle embedded the block's facts.
     likeness = (
@@ -178,7 +173,7 @@ def resolve_one(
         for i in group.mentions:
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
-    ws.note_topics([a for a in assigned if a], frozenset(topics))
+    ws.note_topics([a for a in assigned if a], topics)
     if fact.memory_id is not None:
         ws.note_fact([a for a in assigned if a], fact.memory_id)
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention

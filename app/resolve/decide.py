@@ -62,7 +62,7 @@ class _Group(msgspec.Struct, frozen=True):
     screen: NameScreen = msgspec.field(default_factory=dict)
     # What the text states next to the group's names.
     qualifiers: tuple[Qualifier, ...] = ()
-    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    topics: frozenset[str] = frozenset()
     likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # Every typed mention of the group has a guessed type (NER): no type guard.
     type_guessed: bool = False

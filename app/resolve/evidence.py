@@ -92,8 +92,8 @@ class Subject(msgspec.Struct, frozen=True, kw_only=True):
     changed_at: datetime | None = None
     # What the text stated next to the subject's names (``qualifiers``).
     qualifiers: tuple[Qualifier, ...] = ()
-    # The topic words of the subject's fact with their weights (``topics``).
-    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    # The topic words of the subject's fact (``topics``).
+    topics: frozenset[str] = frozenset()
     # How alike the subject's fact is to each candidate's facts (``FactMentions.likeness``).
     likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # The subject's type is a local model's guess (NER): evidence, not a guard. spaCy calls

@@ -106,8 +106,8 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     given: tuple[Mention, ...] = ()
     # The entity of each ``given`` mention, in the same order ("" where it is not loaded).
     given_ids: tuple[str, ...] = ()
-    # The fact's topic words with their weights (``topics``): evidence between namesakes.
-    topics: Mapping[str, float] = msgspec.field(default_factory=dict)
+    # The fact's topic words (``topics``): evidence between namesakes.
+    topics: frozenset[str] = frozenset()
     # How alike the fact is to each candidate's facts (entity id → mean cosine of their
     # embeddings; a settle only): evidence between namesakes (``evidence.alike_pick``).
     likeness: Mapping[str, float] = msgspec.field(default_factory=dict)

@@ -89,9 +89,10 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     # (no namesake among the candidates): full, so the flat given-name score (0.425) reaches
     # the merge threshold with no context (0.425 + 0.2), however long ago it was last seen.
     sole_holder_salience: float = 1.0
-    # Shared topic weight (``topics``) that counts as full context, as one shared neighbour
-    # of degree 1 does: two words met only in the facts of the pair (1/sqrt(2) each).
-    topic_full: float = 1.0
+    # Context each topic word (``topics``) a candidate's facts share with the mention's gives:
+    # two make full context, as one shared neighbour of degree 1 does; one alone does not
+    # (decision 0035).
+    topic_word: float = 0.58
     # Context credited to a candidate that a qualifier of the mention fits ("Sofia from
     # Harrow" for the Sofia stated to be from Harrow): as much as full shared company.
     qualifier_support: float = 1.0

@@ -42,7 +42,6 @@ from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
 from app.resolve.shared_names import shared_names
 from app.resolve.supplied_aliases import aliases_stated_for
-from app.resolve.topics import topic_words
 from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
 
 # Prefix of the ids a replay gives the entities it creates.
@@ -265,10 +264,7 @@ def replay(
     )
     ws.neighbour_info.update(neighbour_info)
     ws.fact_vectors = unit_rows(fact_vectors) if fact_vectors else None
-    # Topic words weighed by the block's facts, all of them: the same whatever the order.
-    ws.topic_facts = Counter(
-        w for f in facts for w in topic_words(f.content, [m.text for m in f.mentions])
-    )
+    ws.read_topics = True
     shared = said_shared(facts)
     company = company_groups(
         [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}, shared

@@ -5,18 +5,18 @@ patient" names neither by a qualifier, yet "patient" recurs in the anaesthetist'
 never in the potter's. A fact's topic words are its lower-case content words: capitalised
 words are names or sentence openings, except an initialism no mention claims ("the ICU
 ward"); the mentions' own words are left out, except a title ("Coach Varga" says "coach" of
-its person). A word shared by a mention's fact and a candidate's facts counts as context,
-weighed like a neighbour by how rare it is among the facts a settle replays (1/sqrt of those
-containing it): two words met in only the two facts of the pair are as much as shared company
-(``ResolutionPolicy.topic_full``). Only a settle has the block's facts to count, so a first
-pass reads no topics. Pure: no I/O.
+its person). Each word shared by a mention's fact and a candidate's facts counts
+``ResolutionPolicy.topic_word`` of context: two are as much as shared company, one is not.
+A word weighs the same whatever else a settle replays: one settle covers the writes of up
+to two seconds (decision 0018), and a weight counted over its block would make what a name's
+own facts say depend on the pace of the writes (decision 0035). Only a settle reads topics (a
+first pass sees a few facts, not a name's). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 
 from app.domain.names import PERSON_TITLES, name_key, name_tokens
 from app.resolve.qualifiers import content_words
@@ -72,15 +72,9 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
     return frozenset(words)
 
 
-def weights(words: Iterable[str], facts_with: Mapping[str, int]) -> dict[str, float]:
-    """Each word's weight: 1/sqrt(the facts that contain it, this one among them)."""
-    return {w: 1.0 / math.sqrt(max(facts_with.get(w, 0), 1)) for w in words}
-
-
 def support(
-    ours: Mapping[str, float], theirs: Collection[str], policy: ResolutionPolicy
+    ours: Collection[str], theirs: Collection[str], policy: ResolutionPolicy
 ) -> tuple[float, tuple[str, ...]]:
     """Context the shared topic words give (at most 1) and those words."""
     shared = tuple(sorted(w for w in ours if w in theirs))
-    mass = sum(ours[w] for w in shared)
-    return round(min(1.0, mass / policy.topic_full), 4), shared
+    return round(min(1.0, len(shared) * policy.topic_word), 4), shared

@@ -132,9 +132,9 @@ class WorkingSet:
         self.policy = policy
         self.entities: dict[str, WorkingEntity] = {}
         self.neighbour_info: dict[str, NeighbourInfo] = {}
-        # Facts per topic word among those a settle replays (``topics.weights``); None: no
-        # topic evidence (a first pass, which sees a few facts, not the block's).
-        self.topic_facts: Counter[str] | None = None
+        # Topic words are evidence (``topics``): in a settle, not in a first pass, which sees a
+        # few facts, not the name's.
+        self.read_topics = False
         # Unit embeddings of the facts a settle replays, by memory id (``likeness``); None: no
         # likeness evidence (a first pass, which sees a few facts, not the block's).
         self.fact_vectors: Mapping[str, npt.NDArray[np.float64]] | None = None

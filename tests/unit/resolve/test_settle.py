@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 from app.resolve.batch import FactInput, names_to_load, resolve_one
 from app.resolve.memory_bank import MAX_BLOCK_ENTITIES, MemoryBank, block_of
 from app.resolve.model import Mention
-from app.resolve.settle import plan
+from app.resolve.settle import SettleFact, SettleMention, plan, replay
 from app.resolve.working_set import WorkingSet
 
 T0 = datetime(2027, 1, 1, tzinfo=UTC)
@@ -534,3 +534,80 @@ def test_a_town_and_the_lake_named_after_it_stay_two_places_in_any_order() -> No
         return {part for part in parts if any("Tarrow" in slot for slot in part)}
 
     assert places(retained(facts)) == two == places(retained(facts[::-1]))
+
+
+def test_what_a_bare_name_is_about_weighs_the_same_whatever_else_its_settle_replays() -> None:
+    # One settle may cover the writes of two seconds (decision 0018), so its block can hold
+    # facts that have nothing to do with a name. Words they happen to share ("heat") must not
+    # change what the name's own facts say: the bare "Nadine" of the heat gun is the one who
+    # lent it, whether or not three dispatch notes about heat orders are replayed beside her.
+    def at(month: int, day: int) -> datetime:
+        return datetime(2038, month, day, 9, tzinfo=UTC)
+
+    def settle_fact(memory_id: str, when: datetime, content: str, *names: tuple[str, str, str]):
+        mentions = tuple(SettleMention(text=t, entity_id=e, type=k) for t, e, k in names)
+        return SettleFact(memory_id=memory_id, at=when, content=content, mentions=mentions)
+
+    nadine = [
+        settle_fact(
+            "n1",
+            at(2, 19),
+            "Dad's physio is Nadine Beaulieu at the Lakeside Health Centre; she wants him"
+            " doing chair stands twice a day.",
+            ("Lakeside Health Centre", "e-centre", "organization"),
+            ("Nadine Beaulieu", "e-beaulieu", "person"),
+        ),
+        settle_fact(
+            "n2",
+            at(3, 10),
+            "Nadine Okemow, whose sloop sits in the next cradle at the marina, lent me her heat"
+            " gun for the old paint.",
+            ("Nadine Okemow", "e-okemow", "person"),
+        ),
+        settle_fact(
+            "n3",
+            at(3, 17),
+            "Nadine says Dad's balance improved and she wants him walking to the shop daily.",
+            ("Nadine", "e-n3", "person"),
+        ),
+        settle_fact(
+            "n4",
+            at(5, 10),
+            "Nadine and I turned the floor boards in the shed; her heat gun is in my toolbox.",
+            ("Nadine", "e-n4", "person"),
+        ),
+        settle_fact(
+            "n5",
+            at(7, 28),
+            "Nadine raised Dad's walker and added a set of exercises for his hips.",
+            ("Nadine", "e-beaulieu", "person"),
+        ),
+    ]
+    dispatch = [
+        settle_fact(
+            "d1",
+            at(7, 17),
+            "Back on the desk. Tevita has three heat slow orders out on the south end.",
+            ("Tevita", "e-tevita", "person"),
+        ),
+        settle_fact(
+            "d2",
+            at(7, 20),
+            "Sylvie asked for a written summary of every heat slow order by Monday.",
+            ("Sylvie", "e-sylvie", "person"),
+        ),
+        settle_fact(
+            "d3",
+            at(7, 22),
+            "Our chief dispatcher, Montgomery Hrabko, wants the heat slow orders reviewed hourly.",
+            ("Montgomery Hrabko", "e-hrabko", "person"),
+        ),
+    ]
+
+    def holder_of_n4(facts: list[SettleFact]) -> str:
+        free = {m.entity_id for f in facts for m in f.mentions}
+        targets = replay(facts, free, [], {}, bank_entities=len(free)).targets
+        return "okemow" if targets[("n4", "e-n4")] == targets[("n2", "e-okemow")] else "none"
+
+    assert holder_of_n4(nadine) == "okemow"
+    assert holder_of_n4(nadine + dispatch) == "okemow"

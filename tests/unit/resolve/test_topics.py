@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.scoring import DEFAULT_POLICY
-from app.resolve.topics import support, topic_words, weights
+from app.resolve.topics import support, topic_words
 from tests.unit.resolve.test_settle import fact, partition
 
 
@@ -17,13 +15,13 @@ def test_topic_words_are_the_lower_case_content_words_outside_the_names() -> Non
     assert words == {"intubated", "patient", "minute"}
 
 
-def test_a_rare_shared_word_supports_more_than_a_common_one() -> None:
-    seen = Counter({"patient": 2, "coffee": 30})
-    ours = weights({"patient", "coffee"}, seen)
-    rare, shared = support(ours, {"patient"}, DEFAULT_POLICY)
-    common, _ = support(ours, {"coffee"}, DEFAULT_POLICY)
+def test_two_shared_topic_words_are_full_context_and_one_is_part_of_it() -> None:
+    one, shared = support({"patient", "coffee"}, {"patient", "kiln"}, DEFAULT_POLICY)
+    two, _ = support({"patient", "theatre", "coffee"}, {"patient", "theatre"}, DEFAULT_POLICY)
+    none, nothing = support({"coffee"}, {"kiln"}, DEFAULT_POLICY)
     assert shared == ("patient",)
-    assert rare > common > 0
+    assert (none, nothing) == (0.0, ())
+    assert 0 < one < 1.0 == two
 
 
 def test_what_a_plain_mention_is_about_tells_two_namesakes_apart() -> None:
