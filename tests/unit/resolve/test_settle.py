@@ -541,67 +541,65 @@ def test_what_a_bare_name_is_about_weighs_the_same_whatever_else_its_settle_repl
     # facts that have nothing to do with a name. Words they happen to share ("heat") must not
     # change what the name's own facts say: the bare "Nadine" of the heat gun is the one who
     # lent it, whether or not three dispatch notes about heat orders are replayed beside her.
-    def at(month: int, day: int) -> datetime:
-        return datetime(2038, month, day, 9, tzinfo=UTC)
-
-    def settle_fact(memory_id: str, when: datetime, content: str, *names: tuple[str, str, str]):
-        mentions = tuple(SettleMention(text=t, entity_id=e, type=k) for t, e, k in names)
-        return SettleFact(memory_id=memory_id, at=when, content=content, mentions=mentions)
+    def settle_fact(
+        memory_id: str, day: tuple[int, int], content: str, *names: tuple[str, str]
+    ) -> SettleFact:
+        mentions = tuple(
+            SettleMention(text=text, entity_id=entity_id, type="person")
+            for text, entity_id in names
+        )
+        at = datetime(2038, *day, 9, tzinfo=UTC)
+        return SettleFact(memory_id=memory_id, at=at, content=content, mentions=mentions)
 
     nadine = [
-        settle_fact(
-            "n1",
-            at(2, 19),
-            "Dad's physio is Nadine Beaulieu at the Lakeside Health Centre; she wants him"
-            " doing chair stands twice a day.",
-            ("Lakeside Health Centre", "e-centre", "organization"),
-            ("Nadine Beaulieu", "e-beaulieu", "person"),
-        ),
-        settle_fact(
-            "n2",
-            at(3, 10),
-            "Nadine Okemow, whose sloop sits in the next cradle at the marina, lent me her heat"
-            " gun for the old paint.",
-            ("Nadine Okemow", "e-okemow", "person"),
-        ),
-        settle_fact(
-            "n3",
-            at(3, 17),
-            "Nadine says Dad's balance improved and she wants him walking to the shop daily.",
-            ("Nadine", "e-n3", "person"),
-        ),
-        settle_fact(
-            "n4",
-            at(5, 10),
-            "Nadine and I turned the floor boards in the shed; her heat gun is in my toolbox.",
-            ("Nadine", "e-n4", "person"),
-        ),
-        settle_fact(
-            "n5",
-            at(7, 28),
-            "Nadine raised Dad's walker and added a set of exercises for his hips.",
-            ("Nadine", "e-beaulieu", "person"),
-        ),
+        settle_fact(*row)
+        for row in (
+            (
+                "n1",
+                (2, 19),
+                "Dad's physio is Nadine Beaulieu at the health centre; she wants him doing chair"
+                " stands twice a day.",
+                ("Nadine Beaulieu", "e-beaulieu"),
+            ),
+            (
+                "n2",
+                (3, 10),
+                "Nadine Okemow, whose sloop sits in the next cradle at the marina, lent me her"
+                " heat gun for the old paint.",
+                ("Nadine Okemow", "e-okemow"),
+            ),
+            (
+                "n3",
+                (3, 17),
+                "Nadine says Dad's balance improved and she wants him walking to the shop daily.",
+                ("Nadine", "e-n3"),
+            ),
+            (
+                "n4",
+                (5, 10),
+                "Nadine and I turned the floor boards in the shed; her heat gun is in my toolbox.",
+                ("Nadine", "e-n4"),
+            ),
+            (
+                "n5",
+                (7, 28),
+                "Nadine raised Dad's walker and added a set of exercises for his hips.",
+                ("Nadine", "e-beaulieu"),
+            ),
+        )
     ]
     dispatch = [
-        settle_fact(
-            "d1",
-            at(7, 17),
-            "Back on the desk. Tevita has three heat slow orders out on the south end.",
-            ("Tevita", "e-tevita", "person"),
-        ),
-        settle_fact(
-            "d2",
-            at(7, 20),
-            "Sylvie asked for a written summary of every heat slow order by Monday.",
-            ("Sylvie", "e-sylvie", "person"),
-        ),
-        settle_fact(
-            "d3",
-            at(7, 22),
-            "Our chief dispatcher, Montgomery Hrabko, wants the heat slow orders reviewed hourly.",
-            ("Montgomery Hrabko", "e-hrabko", "person"),
-        ),
+        settle_fact(memory_id, day, content, (name, f"e-{name}"))
+        for memory_id, day, content, name in (
+            ("d1", (7, 17), "Back on the desk. Tevita has three heat slow orders out.", "Tevita"),
+            ("d2", (7, 20), "Sylvie asked for a summary of every heat slow order.", "Sylvie"),
+            (
+                "d3",
+                (7, 22),
+                "Our chief dispatcher, Montgomery Hrabko, wants the heat slow orders reviewed.",
+                "Montgomery Hrabko",
+            ),
+        )
     ]
 
     def holder_of_n4(facts: list[SettleFact]) -> str:
