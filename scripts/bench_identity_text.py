@@ -14,8 +14,13 @@ The corpus has a ``tune`` part (used while changing the extractor and the resolv
 ``measure`` part (other names, only measured); both are reported, and the baseline is the same
 run with the settle switched off (``--no-settle`` runs that alone).
 
+``scripts/data/identity_text2.json`` (``--corpus``) is a second corpus of the same kind,
+written blind, with names from many languages; ``--show-entities`` prints what each entity of
+a known one that is split, or shares an entity, was called.
+
     .venv/bin/python scripts/bench_identity_text.py
     .venv/bin/python scripts/bench_identity_text.py --part measure --order reverse
+    .venv/bin/python scripts/bench_identity_text.py --corpus scripts/data/identity_text2.json
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]
     found: Counter[str] = Counter()
     landed: dict[str, set[str]] = defaultdict(set)
     types: dict[str, Counter[str]] = defaultdict(Counter)
+    said: dict[str, Counter[str]] = defaultdict(Counter)
     started = time.perf_counter()
     try:
         memory_ids: list[str] = []
@@ -82,6 +88,7 @@ def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]
         per_doc: Counter[str] = Counter()
         for memory_id in memory_ids:
             for entity in client.get_memory(bank, memory_id)["mentions"]:
+                said[entity["id"]][entity["mention"]] += 1
                 key = folded.get(entity["mention"].casefold())
                 if key is None:
                     continue
@@ -104,6 +111,7 @@ def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]
             "expected": expected[key],
             "shared": sum(1 for i in landed[key] if len(owners[i]) > 1),
             "types": dict(types[key]),
+            "landed": [dict(said[i]) for i in sorted(landed[key])],
         }
         for key in part["entities"]
     }
@@ -129,6 +137,11 @@ def main() -> int:
     parser.add_argument("--part", action="append", choices=["tune", "measure"])
     parser.add_argument("--order", action="append", choices=["forward", "reverse"])
     parser.add_argument("--neo4j-uri")
+    parser.add_argument(
+        "--show-entities",
+        action="store_true",
+        help="for each known one on several entities, or sharing one: what each entity was called",
+    )
     args = parser.parse_args()
     corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
     parts = args.part or ["tune", "measure"]
@@ -149,6 +162,9 @@ def main() -> int:
                             f"found={row['found']}/{row['expected']} shared={row['shared']} "
                             f"types={row['types']}"
                         )
+                        if args.show_entities and (row["entities"] > 1 or row["shared"]):
+                            for called in row["landed"]:
+                                print(f"      entity called {called}")
     return 0
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain import aliases
 from app.domain.dates import as_utc, occurrence
 from app.domain.facts import ExtractedFactType
+from app.domain.names import PERSON_TITLES
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
 from app.retain.extract.extracted import (
@@ -58,6 +59,13 @@ _EXCLUDED_PIPES = (
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 # Fine tags of a verb (VB, VBD, VBZ...) or a modal (MD) right after a name: it acts.
 _VERB_TAG_PREFIXES = ("VB", "MD")
+# Fine tags of a finite verb right after a name: the name is its sentence's subject ("Rose
+# Tyler ran"), while a base form follows the object of "helped", "let", "made" ("Helped
+# Bartholomew carry the cabinet").
+_FINITE_VERB_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+# Fine tags of a verb written lower-case. Not a modal: "will Smith" is a name read wrongly.
+_VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+_HYPHENS = "-‐‑"
 # NER labels of times: a capitalised word inside one is no name ("Monday", "Christmas Eve").
 _TIME_LABELS = frozenset({"DATE", "TIME"})
 
@@ -234,6 +242,10 @@ class _Plan:
     multi_turn: bool
     cjk: bool
     mentions: list[_Mention] = field(default_factory=list)
+    # Sentence starts whose first word, written lower-case, the tagger reads as a verb: a
+    # note's "Met Jean-Luc Moreau" opens with what the writer did, capitalised only because it
+    # opens the sentence (:meth:`LocalExtractor._read_openings`).
+    verb_openings: set[int] = field(default_factory=set)
 
 
 # -- the extractor -------------------------------------------------------------------------------
@@ -289,9 +301,11 @@ class LocalExtractor:
     def extract_many(self, items: Sequence[ExtractionInput]) -> list[ExtractionResult]:
         """Extract many chunks, running spaCy over them in batches (one result per item)."""
         plans = [_plan(item) for item in items]
-        english = [plan.text for plan in plans if not plan.cjk and plan.sentences]
+        english = [plan for plan in plans if not plan.cjk and plan.sentences]
         with self._lock:
-            docs = iter(list(self._nlp.pipe(english, batch_size=self._batch_size)))
+            parsed = list(self._nlp.pipe([p.text for p in english], batch_size=self._batch_size))
+        self._read_openings(english, parsed)
+        docs = iter(parsed)
         results: list[ExtractionResult] = []
         for plan in plans:
             if not plan.sentences:
@@ -303,6 +317,20 @@ class LocalExtractor:
             plan.mentions = _mentions(plan, doc)
             results.append(ExtractionResult(facts=tuple(_facts(plan))))
         return results
+
+    def _read_openings(self, plans: Sequence[_Plan], docs: Sequence[Any]) -> None:
+        """Fill each plan's ``verb_openings``: its capitalised openings tagged again lower-case."""
+        asked: list[tuple[_Plan, int, str]] = []
+        for plan, doc in zip(plans, docs, strict=True):
+            for start, end in _capitalised_openings(plan, doc):
+                asked.append((plan, start, plan.text[start].lower() + plan.text[start + 1 : end]))
+        if not asked:
+            return
+        with self._lock:
+            retagged = list(self._nlp.pipe([text for _, _, text in asked], disable=["ner"]))
+        for (plan, start, _), doc in zip(asked, retagged, strict=True):
+            if len(doc) and doc[0].tag_ in _VERB_TAGS:
+                plan.verb_openings.add(start)
 
 
 class ChunksExtractor:
@@ -441,7 +469,57 @@ def _mentions(plan: _Plan, doc: Any) -> list[_Mention]:
     else:
         add(_latin_in_cjk(plan.text))
     taken.sort(key=lambda m: m.start)
+    if doc is not None and plan.verb_openings:
+        taken = [m for m in (_without_opening_verb(plan, doc, m) for m in taken) if m]
     return taken
+
+
+def _capitalised_openings(plan: _Plan, doc: Any) -> Iterable[tuple[int, int]]:
+    """Openings of sentences that begin with two capitalised words, as "Met Jean-Luc".
+
+    Each is (where it starts, where its third word ends): the tagger reads a word's part of
+    speech from its neighbours, and three words cost far less than the whole sentence.
+    """
+    tokens = {token.idx: token for token in doc}
+    for sentence_start, sentence_end in plan.sentences:
+        speaker = _speaker_of(plan, sentence_start)
+        start = sentence_start
+        if speaker is not None and sentence_start == speaker.line_start:
+            start = speaker.body_start
+        first = tokens.get(start)
+        if first is None or first.i + 1 >= len(doc) or first.text.casefold() in _NOT_NAMES:
+            continue
+        second = doc[first.i + 1]
+        if first.text[:1].isupper() and first.is_alpha and second.text[:1].isupper():
+            third = doc[min(first.i + 2, len(doc) - 1)]
+            yield start, min(third.idx + len(third.text), sentence_end)
+
+
+def _without_opening_verb(plan: _Plan, doc: Any, mention: _Mention) -> _Mention | None:
+    """A name span that took in the verb opening its sentence, without it.
+
+    "Met Jean-Luc Moreau, the neighbour" names Jean-Luc Moreau; "Drew Barrymore acted" keeps
+    its first word, since a finite verb follows the name: the name is the subject there.
+    """
+    if mention.start not in plan.verb_openings or mention.aliases:
+        return mention
+    text = plan.text
+    space = text.find(" ", mention.start, mention.end)
+    if space < 0 or _next_tag(doc, mention.end) in _FINITE_VERB_TAGS:
+        return mention
+    start = space + 1
+    name = text[start : mention.end]
+    if not _usable_name(name):
+        return None
+    # The type NER gave the longer span says little about the name inside it.
+    return _Mention(start, mention.end, name, "")
+
+
+def _next_tag(doc: Any, offset: int) -> str:
+    for token in doc:
+        if token.idx >= offset:
+            return str(token.tag_)
+    return ""
 
 
 def _ner_mentions(doc: Any, sentences: list[tuple[int, int]]) -> Iterable[_Mention]:
@@ -454,9 +532,68 @@ def _ner_mentions(doc: Any, sentences: list[tuple[int, int]]) -> Iterable[_Menti
         if inner < len(starts) and starts[inner] < ent.end_char:
             continue  # NER ran across a sentence end; the parts come back as proper nouns
         start, end = _trim_name(doc.text, ent.start_char, ent.end_char)
-        text = doc.text[start:end]
-        if _usable_name(text) and _looks_like_name(text):
-            yield _Mention(start, end, text, kind)
+        parts = _list_items(doc.text, start, end)
+        for part_start, part_end in parts:
+            # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.
+            part_kind = kind if len(parts) == 1 else ""
+            yield from _name_mention(doc.text, part_start, part_end, part_kind)
+
+
+def _name_mention(text: str, start: int, end: int, kind: str) -> Iterable[_Mention]:
+    """The mention of a found name, whole: with a hyphenated part and a title before it."""
+    start, end = _trim_name(text, start, end)
+    end = _whole_word_end(text, start, end)
+    name = text[start:end]
+    if not (_usable_name(name) and _looks_like_name(name)):
+        return
+    titled = _title_start(text, start)
+    if titled is not None and kind in ("person", ""):
+        # "Dr. Okonkwo": the title says who the name is taken for (a doctor, a woman), which
+        # tells namesakes apart; NER leaves it out of the span.
+        yield _Mention(titled, end, text[titled:end], "person")
+    else:
+        yield _Mention(start, end, name, kind)
+
+
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+")
+_TITLE_BEFORE = re.compile(r"(?<![\w.])([A-Z][a-z]+)\.?[ \t]+$")
+
+
+def _list_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The names of a span that lists several ("Zoë, Mateja and Adaeze"), else the span.
+
+    Only a comma makes a span a list: "Procter and Gamble" and "Marks & Spencer" are names.
+    """
+    if "," not in text[start:end]:
+        return [(start, end)]
+    items: list[tuple[int, int]] = []
+    at = start
+    for separator in _LIST_SEPARATOR.finditer(text, start, end):
+        if separator.start() > at:
+            items.append((at, separator.start()))
+        at = separator.end()
+    if at < end:
+        items.append((at, end))
+    return items
+
+
+def _whole_word_end(text: str, start: int, end: int) -> int:
+    """Where the span's last word ends: "Min-jun", not the "Min" the tagger split off."""
+    while end > start and text[end - 1] in _HYPHENS:
+        end -= 1
+    while end + 1 < len(text) and text[end] in _HYPHENS and text[end + 1].isalpha():
+        end += 1
+        while end < len(text) and text[end].isalpha():
+            end += 1
+    return end
+
+
+def _title_start(text: str, start: int) -> int | None:
+    """Where a title right before a name begins ("Mrs. Kovač", "Captain Osei"), if there is one."""
+    match = _TITLE_BEFORE.search(text, max(0, start - 16), start)
+    if match is None or match.group(1).casefold() not in PERSON_TITLES:
+        return None
+    return match.start(1)
 
 
 def _looks_like_name(text: str) -> bool:
@@ -532,7 +669,7 @@ def _propn_mentions(plan: _Plan, doc: Any, ner: list[_Mention]) -> Iterable[_Men
         single = " " not in name
         if at_start and single and name.casefold() not in mid_sentence | known:
             continue
-        yield _Mention(start, end, name, "")
+        yield from _name_mention(text, start, end, "")
 
 
 def _propn_runs(doc: Any) -> tuple[list[tuple[int, int]], set[int]]:
@@ -548,7 +685,8 @@ def _propn_runs(doc: Any) -> tuple[list[tuple[int, int]], set[int]]:
             run_end = token.idx + len(token.text)
         elif run_start >= 0:
             runs.append((run_start, run_end))
-            if token.tag_.startswith(_VERB_TAG_PREFIXES):
+            # A verb, or "and" before the rest of a subject ("Łukasz and the kids will join").
+            if token.tag_.startswith(_VERB_TAG_PREFIXES) or token.tag_ == "CC":
                 acting.add(run_start)
             run_start = -1
     if run_start >= 0:

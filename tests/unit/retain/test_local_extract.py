@@ -424,3 +424,53 @@ def test_every_type_local_extraction_gives_is_marked_as_a_guess(
         if e.type
     ]
     assert typed and all(e.type_guessed for e in typed)
+
+
+def test_a_name_opening_a_sentence_before_and_is_found(extractor: LocalExtractor) -> None:
+    [_, fact] = facts(
+        extractor, "Booked a table at the harbour restaurant. Rafał and the twins will come too."
+    )
+    assert "Rafał" in names(fact)
+
+
+def test_a_verb_opening_a_note_is_not_part_of_the_name_after_it(
+    extractor: LocalExtractor,
+) -> None:
+    for text, name in [
+        ("Met Jean-Luc Moreau, the French neighbour on the ground floor.", "Jean-Luc Moreau"),
+        ("Helped Bartholomew carry a cabinet down the stairs.", "Bartholomew"),
+        ("Bring Siobhán, bring the whole building.", "Siobhán"),
+    ]:
+        [fact] = facts(extractor, text)
+        assert name in names(fact), text
+    # A finite verb after the name: its first word is the name's, though a verb when written
+    # lower-case.
+    [fact] = facts(extractor, "Drew Barrymore acted well.")
+    assert "Drew Barrymore" in names(fact)
+
+
+def test_a_list_read_as_one_name_gives_each_name_without_the_lists_type(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(extractor, "Autumn walk around Lake Bled with Zoë, Mateja and Adaeze.")
+    assert {"Zoë", "Mateja", "Adaeze"} <= names(fact)
+    assert not any("," in name for name in names(fact))
+    assert entity(fact, "Mateja").type == ""
+    [fact] = facts(extractor, "Procter and Gamble raised its prices.")
+    assert "Procter and Gamble" in names(fact)
+
+
+def test_a_title_before_a_name_is_part_of_its_mention(extractor: LocalExtractor) -> None:
+    for text, name in [
+        ("Saw Dr. Okonkwo at the clinic.", "Dr. Okonkwo"),
+        ("Mrs. Kovač says she has lived here for forty years.", "Mrs. Kovač"),
+        ("Lunch with Prof. Aaltonen after the lecture.", "Prof. Aaltonen"),
+    ]:
+        [fact] = facts(extractor, text)
+        assert name in names(fact), text
+        assert entity(fact, name).type == "person"
+
+
+def test_a_hyphenated_given_name_is_one_name(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Dinner with Jean-Luc and Min-jun in Saint-Malo.")
+    assert {"Jean-Luc", "Min-jun", "Saint-Malo"} <= names(fact)
