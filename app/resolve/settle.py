@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.names import NameForm, name_form, name_key, type_class
+from app.resolve.aliases import stated_alias_pairs
 from app.resolve.batch import FactInput, resolve_one
 from app.resolve.company import company_groups, company_texts
 from app.resolve.guards import run_initials, type_conflict
@@ -124,6 +125,11 @@ def fact_order(fact: SettleFact) -> tuple[datetime, str, str]:
     what it means on a first pass, whatever order the facts came in.
     """
     return (fact.at, fact.content, fact.memory_id)
+
+
+def states_a_name(fact: SettleFact) -> bool:
+    """Whether the fact's text says two of its mentions name the same thing."""
+    return bool(stated_alias_pairs(fact.content, [m.text for m in fact.mentions]))
 
 
 def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
@@ -272,6 +278,12 @@ def replay(
     for entity in anchored:
         ws.load(_copy(entity))
     ordered = sorted(facts, key=fact_order)
+    # In the passes of short and plain names, a fact that states two of its names are one
+    # ("Bartholomew Finch, whom everyone calls Bart") is read before the others: the name it
+    # defines is then known to every use of it, whether the statement came first in time, or
+    # in its document, or not. Full names keep time order.
+    stating = {f.memory_id for f in ordered if states_a_name(f)}
+    statements_first = sorted(ordered, key=lambda f: f.memory_id not in stating)
     moving = {
         f.memory_id: [
             i for i, m in enumerate(f.mentions) if m.entity_id in free_ids and not m.pinned
@@ -288,7 +300,7 @@ def replay(
         return 1 if (fact.mentions[i].text, fact.mentions[i].type) in short else 0
 
     for current in range(3):
-        for fact in ordered:
+        for fact in ordered if current == 0 else statements_first:
             todo = [i for i in moving[fact.memory_id] if stage(fact, i) == current]
             if not todo:
                 continue

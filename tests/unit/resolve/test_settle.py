@@ -609,3 +609,40 @@ def test_what_a_bare_name_is_about_weighs_the_same_whatever_else_its_settle_repl
 
     assert holder_of_n4(nadine) == "okemow"
     assert holder_of_n4(nadine + dispatch) == "okemow"
+
+
+def test_a_nickname_stated_in_a_later_sentence_of_the_same_note_is_known_to_every_use() -> None:
+    # One note of two sentences, so one moment: a replay orders its facts by text, and "Every
+    # evening Rory ..." sorts before the sentence that says who Rory is. Local extraction
+    # guessed the full name an organisation and the nickname a person.
+    at = datetime(2025, 1, 28, 17, 30, tzinfo=UTC)
+
+    def settle_fact(
+        memory_id: str, when: datetime, content: str, *names: tuple[str, str, str]
+    ) -> SettleFact:
+        mentions = tuple(
+            SettleMention(text=text, entity_id=entity_id, type=kind, type_guessed=True)
+            for text, entity_id, kind in names
+        )
+        return SettleFact(memory_id=memory_id, at=when, content=content, mentions=mentions)
+
+    facts = [
+        settle_fact(
+            "s1",
+            at,
+            "Our neighbour Ruairí Fenwick, whom the whole street calls Rory, knocked for a ladder.",
+            ("Ruairí Fenwick", "e1", "organization"),
+            ("Rory", "e1", "organization"),
+        ),
+        settle_fact(
+            "s2", at, "Every evening Rory mends a clock in his flat.", ("Rory", "e2", "person")
+        ),
+        settle_fact(
+            "s3", at + timedelta(days=30), "Rory fixed our kitchen tap.", ("Rory", "e3", "person")
+        ),
+    ]
+    result = replay(facts, {"e1", "e2", "e3"}, [], {}, bank_entities=3)
+    assert {result.targets[slot] for slot in (("s2", "e2"), ("s3", "e3"), ("s1", "e1"))} == {
+        result.targets[("s1", "e1")]
+    }
+    assert result.reviews == ()
