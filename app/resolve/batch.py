@@ -148,7 +148,13 @@ def resolve_one(
         if isinstance(decision, Merge):
             eid = decision.entity_id
         else:
-            eid = ws.create(first.text, first.type, fact.at, is_label=first.is_label)
+            eid = ws.create(
+                first.text,
+                first.type,
+                fact.at,
+                is_label=first.is_label,
+                type_guessed=first.type_guessed,
+            )
             if isinstance(decision, CreateAndReview):
                 ws.review(
                     ReviewRecord(
@@ -168,7 +174,7 @@ def resolve_one(
                 memory_id=fact.memory_id,
                 at=fact.at,
             )
-        ws.touch(eid, fact.at, first.type)
+        ws.touch(eid, fact.at, first.type, guessed=first.type_guessed)
         ws.qualify(eid, group.qualifiers)
         for i in group.mentions:
             assigned[free[i]] = eid

@@ -14,10 +14,10 @@ Both use the same guards and name relation as the resolver:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from app.domain.names import NameForm, name_form, name_key, type_class
-from app.resolve.guards import pair_conflict
+from app.resolve.guards import name_conflict, pair_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, name_relation
 
 # Inside one fact a short form next to its full form is nearly always the same thing: partial
@@ -32,17 +32,22 @@ def cluster_names(
     forms: Sequence[NameForm],
     *,
     stated: Iterable[tuple[int, int]] = (),
+    guessed: Collection[int] = (),
     min_score: float = IN_FACT_MIN_SCORE,
     policy: ResolutionPolicy = DEFAULT_POLICY,
 ) -> list[tuple[int, ...]]:
     """Group the indexes of ``forms`` that name the same thing; groups in first-index order.
 
     Each form carries its own type class. ``stated`` lists index pairs that a text states to
-    be aliases (see ``aliases.stated_alias_pairs``).
+    be aliases (see ``aliases.stated_alias_pairs``). ``guessed``: the indexes whose type a local
+    model guessed; such a type does not refuse a stated pair ("Oluwaseun Adeyemi, whom the
+    kids call Seun", where NER read "Seun" as a place), though it still keeps apart names the
+    text does not say are one ("Paris Hilton" and the "Paris" she flew to).
     """
     n = len(forms)
     stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
-    conflicts = [[_conflict(forms, i, j, stated_pairs) for j in range(n)] for i in range(n)]
+    firm = frozenset(range(n)) - frozenset(guessed)
+    conflicts = [[_conflict(forms, i, j, stated_pairs, firm) for j in range(n)] for i in range(n)]
     links: list[tuple[float, int, int]] = []
     for i in range(n):
         for j in range(i + 1, n):
@@ -76,10 +81,15 @@ def cluster_names(
     return sorted(tuple(sorted(ms)) for ms in members.values())
 
 
-def _conflict(forms: Sequence[NameForm], i: int, j: int, stated: set[frozenset[int]]) -> bool:
+def _conflict(
+    forms: Sequence[NameForm], i: int, j: int, stated: set[frozenset[int]], firm: frozenset[int]
+) -> bool:
     if i == j:
         return False
-    return pair_conflict(forms[i], forms[j], stated=frozenset((i, j)) in stated) is not None
+    pair = frozenset((i, j))
+    if pair in stated and not pair <= firm:
+        return name_conflict(forms[i], forms[j], stated=True) is not None
+    return pair_conflict(forms[i], forms[j], stated=pair in stated) is not None
 
 
 def cluster_new_names(

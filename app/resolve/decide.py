@@ -168,7 +168,8 @@ def _groups(
     # Labels and exact-only mentions cluster only with their own kind.
     kinds = [(everyone[i].is_label, everyone[i].resolve) for i in live]
     stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
-    clusters = cluster_names(forms, stated=stated_ok, min_score=IN_FACT_MIN_SCORE)
+    guessed = [c for c, i in enumerate(live) if everyone[i].type_guessed]
+    clusters = cluster_names(forms, stated=stated_ok, guessed=guessed, min_score=IN_FACT_MIN_SCORE)
     # Read with the given mentions too, then kept for the live ones: what follows a name
     # must not depend on which of the fact's mentions are decided here.
     read = [*(everyone[i] for i in live), *fact.later]

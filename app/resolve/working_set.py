@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.names import fold, index_keys, name_form, name_key, name_tokens, type_class
+from app.resolve.entity_types import settled_type
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, Evidence, Neighbour
 from app.resolve.qualifiers import Qualifier
@@ -51,6 +52,8 @@ class WorkingEntity:
     stored: bool = False
     # Type classes its mentions gave it, counted per fact.
     type_votes: Counter[str] = field(default_factory=Counter)
+    # Its type is a local model's guess, made here: it follows its mentions' votes (``touch``).
+    type_guessed: bool = False
     # What texts stated next to its names ("in Tacoma").
     qualifiers: set[Qualifier] = field(default_factory=set)
     # Topic words of the facts that mention it, seen in this working set (``topics``).
@@ -393,11 +396,25 @@ class WorkingSet:
 
     # -- changes ------------------------------------------------------------------------------
 
-    def create(self, text: str, entity_type: str | None, at: datetime, *, is_label: bool) -> str:
-        """A new entity named ``text``."""
+    def create(
+        self,
+        text: str,
+        entity_type: str | None,
+        at: datetime,
+        *,
+        is_label: bool,
+        type_guessed: bool = False,
+    ) -> str:
+        """A new entity named ``text`` (``type_guessed``: its type is a local model's guess)."""
         eid = self._new_id()
         self.entities[eid] = WorkingEntity(
-            id=eid, canonical=text.strip(), type=entity_type, first=at, last=at, is_label=is_label
+            id=eid,
+            canonical=text.strip(),
+            type=entity_type,
+            first=at,
+            last=at,
+            is_label=is_label,
+            type_guessed=type_guessed and bool(entity_type),
         )
         self.created.append(eid)
         self.bank_entities += 1
@@ -466,16 +483,40 @@ class WorkingSet:
             return None
         return float(vector @ others) / count
 
-    def touch(self, eid: str, at: datetime, mention_type: str | None = None) -> None:
+    def touch(
+        self, eid: str, at: datetime, mention_type: str | None = None, *, guessed: bool = False
+    ) -> None:
         """One more fact mentions ``eid`` (``mention_type``: the type that fact gave it)."""
         e = self.entities[eid]
         tclass = type_class(mention_type)
         if tclass:
             e.type_votes[tclass] += 1
+            if e.type_guessed:
+                self._retype(e, mention_type, guessed=guessed)
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
         self._invalidate([eid])
+
+    def _retype(self, e: WorkingEntity, mention_type: str | None, *, guessed: bool) -> None:
+        """A guessed type follows its mentions' majority, as the stored one does after a write.
+
+        "Thảo Nguyễn", read as a work of art in its first sentence, is a person once the
+        facts of "Dr. Nguyễn" join it: held as a work, its "Dr." would stay a word of the name
+        and keep out the bare "Thảo". An exact type (a caller's) decides alone.
+        """
+        if guessed:
+            votes = [(t, True) for t, n in sorted(e.type_votes.items()) for _ in range(n)]
+            new = settled_type(e.type, is_label=e.is_label, votes=votes)
+        else:
+            new, e.type_guessed = mention_type, False
+        if type_class(new) == type_class(e.type):
+            return
+        e.type = new
+        self._unindex(e.id)
+        for key in e.names:
+            self._index_name(e.id, key, e.type)
+        self._invalidate([e.id])
 
     def cooccur(self, ids: Iterable[str], fixed: Iterable[str] = ()) -> None:
         """The given entities were named in one fact.

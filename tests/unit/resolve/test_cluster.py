@@ -58,5 +58,15 @@ def test_stated_alias_across_types_is_refused():
     assert groups == [(0,), (1,)]
 
 
+def test_stated_alias_across_a_guessed_type_is_one_name_and_two_firm_types_are_not():
+    names = forms(("Oluwaseun Adeyemi", "person"), ("Seun", "place"))
+    # "Oluwaseun Adeyemi, whom the kids call Seun": NER's "place" for Seun is a guess.
+    assert cluster_names(names, stated=[(0, 1)], guessed=[1]) == [(0, 1)]
+    assert cluster_names(names, stated=[(0, 1)]) == [(0,), (1,)]
+    # A guess still keeps apart what the text does not say is one.
+    paris = forms(("Paris Hilton", "person"), ("Paris", "place"))
+    assert cluster_names(paris, guessed=[0, 1]) == [(0,), (1,)]
+
+
 def test_empty_names_stay_alone():
     assert cluster_new_names([("…", None), ("Okta", "product")]) == [(0,), (1,)]

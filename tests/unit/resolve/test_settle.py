@@ -646,3 +646,27 @@ def test_a_nickname_stated_in_a_later_sentence_of_the_same_note_is_known_to_ever
         result.targets[("s1", "e1")]
     }
     assert result.reviews == ()
+
+
+def test_an_entity_of_a_guessed_type_takes_the_type_its_mentions_say_by_majority() -> None:
+    # NER read the full name as a work of art once and as a person in every "Dr. Pham": held
+    # as a work, the entity kept "Dr." as a word of its name, and the bare "Mai" of a later
+    # note could not align with it.
+    def settle_fact(
+        memory_id: str, month: int, content: str, text: str, entity_id: str, kind: str
+    ) -> SettleFact:
+        guessed = bool(kind)
+        mention = SettleMention(text=text, entity_id=entity_id, type=kind, type_guessed=guessed)
+        at = datetime(2024, month, 1, tzinfo=UTC)
+        return SettleFact(memory_id=memory_id, at=at, content=content, mentions=(mention,))
+
+    facts = [
+        settle_fact("a", 3, "Took her to Mai Pham's clinic.", "Mai Pham", "e1", "work"),
+        *(
+            settle_fact(f"d{i}", 4 + i, "Dr. Pham gave him a booster.", "Dr. Pham", "e1", "person")
+            for i in range(3)
+        ),
+        settle_fact("b", 9, "Ran into Mai at the market.", "Mai", "e2", ""),
+    ]
+    targets = replay(facts, {"e1", "e2"}, [], {}, bank_entities=2).targets
+    assert targets[("b", "e2")] == targets[("a", "e1")] == targets[("d0", "e1")]
