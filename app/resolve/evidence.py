@@ -216,7 +216,8 @@ def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
 
 
 def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None:
-    reason = None if subject.type_guessed else type_conflict(subject.type_class, cand.type_class)
+    guessed = subject.type_guessed or cand.candidate.type_guessed
+    reason = None if guessed else type_conflict(subject.type_class, cand.type_class)
     if reason is not None:
         return reason
     keys = {f.key for f in cand.forms}

@@ -46,6 +46,9 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     # came from a controlled vocabulary: these skip the token guard and always count in full.
     stated_names: tuple[str, ...] = ()
     type: str | None = None
+    # ``type`` is a local model's guess, made in this resolution run (``WorkingEntity``): it is
+    # no guard, as a guessed type of a mention is none.
+    type_guessed: bool = False
     first_seen: datetime
     last_seen: datetime
     # Facts (memories) that mention the entity.

@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.names import fold, index_keys, name_form, name_key, name_tokens, type_class
-from app.resolve.entity_types import settled_type
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, Evidence, Neighbour
 from app.resolve.qualifiers import Qualifier
@@ -303,6 +302,7 @@ class WorkingSet:
             names=tuple(e.names),
             stated_names=tuple(k for k, stated in e.names.items() if stated),
             type=e.type,
+            type_guessed=e.type_guessed,
             first_seen=e.first,
             last_seen=e.last,
             mention_count=e.mentions,
@@ -491,28 +491,25 @@ class WorkingSet:
         tclass = type_class(mention_type)
         if tclass:
             e.type_votes[tclass] += 1
-            if e.type_guessed:
-                self._retype(e, mention_type, guessed=guessed)
+            if e.type_guessed and not guessed:
+                self._retype(e, mention_type)
         e.mentions += 1
         e.first, e.last = min(e.first, at), max(e.last, at)
         self.touched.add(eid)
         self._invalidate([eid])
 
-    def _retype(self, e: WorkingEntity, mention_type: str | None, *, guessed: bool) -> None:
-        """A guessed type follows its mentions' majority, as the stored one does after a write.
+    def _retype(self, e: WorkingEntity, mention_type: str | None) -> None:
+        """A guessed type gives way to the first firm one a mention brings.
 
-        "Thảo Nguyễn", read as a work of art in its first sentence, is a person once the
-        facts of "Dr. Nguyễn" join it: held as a work, its "Dr." would stay a word of the name
-        and keep out the bare "Thảo". An exact type (a caller's) decides alone.
+        "Thảo Nguyễn", read as a work of art in its first sentence, is a person once a "Dr.
+        Nguyễn" joins it (a title says so): held as a work, its "Dr." would stay a word of the
+        name and keep out the bare "Thảo". Other guesses do not move it: a bare name's type is
+        the noisiest vote there is ("Margot", a place in three sentences of five).
         """
-        if guessed:
-            votes = [(t, True) for t, n in sorted(e.type_votes.items()) for _ in range(n)]
-            new = settled_type(e.type, is_label=e.is_label, votes=votes)
-        else:
-            new, e.type_guessed = mention_type, False
-        if type_class(new) == type_class(e.type):
+        e.type_guessed = False
+        if type_class(mention_type) == type_class(e.type):
             return
-        e.type = new
+        e.type = mention_type
         self._unindex(e.id)
         for key in e.names:
             self._index_name(e.id, key, e.type)

@@ -227,6 +227,8 @@ class _Mention:
     text: str
     type: str
     aliases: tuple[str, ...] = ()
+    # The type is read from the text itself (a title of address), not guessed by a model.
+    firm: bool = False
 
 
 @dataclass(slots=True)
@@ -550,7 +552,7 @@ def _name_mention(text: str, start: int, end: int, kind: str) -> Iterable[_Menti
     if titled is not None and kind in ("person", ""):
         # "Dr. Okonkwo": the title says who the name is taken for (a doctor, a woman), which
         # tells namesakes apart; NER leaves it out of the span.
-        yield _Mention(titled, end, text[titled:end], "person")
+        yield _Mention(titled, end, text[titled:end], "person", firm=True)
     else:
         yield _Mention(start, end, name, kind)
 
@@ -851,7 +853,7 @@ def _merge_entity(entities: dict[str, ExtractedEntity], mention: _Mention) -> No
             text=mention.text,
             type=mention.type,
             aliases=mention.aliases,
-            type_guessed=bool(mention.type),
+            type_guessed=bool(mention.type) and not mention.firm,
         )
         return
     aliases = tuple(
@@ -865,7 +867,9 @@ def _merge_entity(entities: dict[str, ExtractedEntity], mention: _Mention) -> No
         text=existing.text,
         type=existing.type or mention.type,
         aliases=aliases,
-        type_guessed=existing.type_guessed if existing.type else bool(mention.type),
+        type_guessed=(
+            existing.type_guessed if existing.type else bool(mention.type) and not mention.firm
+        ),
     )
 
 

@@ -648,14 +648,14 @@ def test_a_nickname_stated_in_a_later_sentence_of_the_same_note_is_known_to_ever
     assert result.reviews == ()
 
 
-def test_an_entity_of_a_guessed_type_takes_the_type_its_mentions_say_by_majority() -> None:
-    # NER read the full name as a work of art once and as a person in every "Dr. Pham": held
-    # as a work, the entity kept "Dr." as a word of its name, and the bare "Mai" of a later
-    # note could not align with it.
+def test_an_entity_of_a_guessed_type_takes_the_firm_type_a_title_brings() -> None:
+    # NER read the full name as a work of art; "Dr. Pham" is a person by its title, not by a
+    # guess. Held as a work, the entity kept "Dr." as a word of its name, and the bare "Mai"
+    # of a later note could not align with it.
     def settle_fact(
         memory_id: str, month: int, content: str, text: str, entity_id: str, kind: str
     ) -> SettleFact:
-        guessed = bool(kind)
+        guessed = kind == "work"
         mention = SettleMention(text=text, entity_id=entity_id, type=kind, type_guessed=guessed)
         at = datetime(2024, month, 1, tzinfo=UTC)
         return SettleFact(memory_id=memory_id, at=at, content=content, mentions=(mention,))

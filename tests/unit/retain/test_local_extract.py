@@ -468,7 +468,9 @@ def test_a_title_before_a_name_is_part_of_its_mention(extractor: LocalExtractor)
     ]:
         [fact] = facts(extractor, text)
         assert name in names(fact), text
+        # A title of address says "person": read from the text, not guessed by the model.
         assert entity(fact, name).type == "person"
+        assert not entity(fact, name).type_guessed
 
 
 def test_a_hyphenated_given_name_is_one_name(extractor: LocalExtractor) -> None:
