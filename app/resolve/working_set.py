@@ -51,7 +51,8 @@ class WorkingEntity:
     stored: bool = False
     # Type classes its mentions gave it, counted per fact.
     type_votes: Counter[str] = field(default_factory=Counter)
-    # Its type is a local model's guess, made here: it follows its mentions' votes (``touch``).
+    # Its type is a local model's guess, made here: the first firm type a mention brings
+    # replaces it (``touch``).
     type_guessed: bool = False
     # What texts stated next to its names ("in Tacoma").
     qualifiers: set[Qualifier] = field(default_factory=set)

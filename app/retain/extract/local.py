@@ -484,10 +484,7 @@ def _capitalised_openings(plan: _Plan, doc: Any) -> Iterable[tuple[int, int]]:
     """
     tokens = {token.idx: token for token in doc}
     for sentence_start, sentence_end in plan.sentences:
-        speaker = _speaker_of(plan, sentence_start)
-        start = sentence_start
-        if speaker is not None and sentence_start == speaker.line_start:
-            start = speaker.body_start
+        start = _body_start(plan, sentence_start)
         first = tokens.get(start)
         if first is None or first.i + 1 >= len(doc) or first.text.casefold() in _NOT_NAMES:
             continue
@@ -706,14 +703,15 @@ def _strip_leading_non_names(text: str, start: int, end: int) -> tuple[int, int]
 
 def _body_starts(plan: _Plan) -> set[int]:
     """Where each sentence's words begin (after a speaker prefix)."""
-    starts: set[int] = set()
-    for start, _ in plan.sentences:
-        speaker = _speaker_of(plan, start)
-        if speaker is not None and start == speaker.line_start:
-            starts.add(speaker.body_start)
-        else:
-            starts.add(start)
-    return starts
+    return {_body_start(plan, start) for start, _ in plan.sentences}
+
+
+def _body_start(plan: _Plan, sentence_start: int) -> int:
+    """Where the words of the sentence starting at ``sentence_start`` begin: after "Name: "."""
+    speaker = _speaker_of(plan, sentence_start)
+    if speaker is not None and sentence_start == speaker.line_start:
+        return speaker.body_start
+    return sentence_start
 
 
 def _latin_in_cjk(text: str) -> Iterable[_Mention]:
@@ -800,9 +798,7 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
     mention_starts = [m.start for m in plan.mentions]
     for start, end in plan.sentences:
         speaker = _speaker_of(plan, start)
-        body_start = start
-        if speaker is not None and start == speaker.line_start:
-            body_start = speaker.body_start
+        body_start = _body_start(plan, start)
         body = text[body_start:end]
         if body_start >= end or not _is_substantial(body, strict=strict):
             continue
