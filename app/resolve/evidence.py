@@ -392,10 +392,11 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     """Rule 4: number and token guards between the full names of both sides.
 
     Only maximal names are compared: a short form an entity was also called ("alex" of
-    Alex Kim) must not let "Alex Kim" and "Alex Moreno" pass for compatible. Names stated as
-    aliases are exempt, and so is a subject name equal to a stated alias of the candidate
-    ("Bob" for the entity stated to be "Robert Smith (Bob)"), except from the numbers of a
-    name that has some.
+    Alex Kim) must not let "Alex Kim" and "Alex Moreno" pass for compatible. A subject name
+    equal to a stated alias of the candidate is exempt ("Bob" for the entity stated to be
+    "Robert Smith (Bob)"), and so is a stated name against a name that shares a word with
+    another name stated of its side ("Bob Smith" against "Robert Smith", stated with "Bob"),
+    except from the numbers of a name that has some (``_explained_by_statement``).
     """
     return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
 
@@ -411,15 +412,36 @@ def _maximal_conflict(
             if s.numbers and f.numbers and s.numbers != f.numbers:
                 return number_conflict(s, f)
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
-    ours = [f for f in maximal if f.key not in stated and f.compact not in stated_keys]
-    theirs = [f for f in cand.maximal if f.key not in cand.stated]
+    ours = [f for f in maximal if f.compact not in stated_keys]
+    our_statements = [f for f in maximal if f.key in stated]
+    their_statements = [f for f in cand.maximal if f.key in cand.stated]
     known = (*maximal, *cand.forms)
     for s in ours:
-        for f in theirs:
+        for f in cand.maximal:
+            if _explained_by_statement(s, f, their_statements) or _explained_by_statement(
+                f, s, our_statements
+            ):
+                continue
             reason = name_conflict(s, f)
             if reason is not None and not spelled_alike(s, f, known):
                 return reason
     return None
+
+
+def _explained_by_statement(
+    name: NameForm, stated: NameForm, statements: Sequence[NameForm]
+) -> bool:
+    """Whether ``name`` may differ from ``stated``, a name the text stated with others.
+
+    A statement ("Robert Smith, whom everyone calls Bob") says its names are one person's, so
+    a name built from another of them ("Bob Smith") is no conflict with "Robert Smith". A name
+    that shares no word with the others is not explained by it: "Agnieszka Wróbel" still
+    conflicts with "Tadeusz Wróbel", stated with "Tadek" (spouses share a surname).
+    """
+    if stated not in statements:
+        return False
+    words = set(name.words)
+    return any(other.key != stated.key and words & set(other.words) for other in statements)
 
 
 def best_name(

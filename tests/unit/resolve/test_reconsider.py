@@ -116,6 +116,29 @@ def test_bare_name_fragment_whose_context_points_to_another_holder_is_reviewed()
     assert result.reason == "bare name: context points elsewhere"
 
 
+def test_a_spouse_is_not_joined_to_a_name_stated_with_a_nickname_in_either_direction():
+    # "Tadeusz Wróbel, whom everyone calls Tadek": both names are stated; his wife's full name
+    # and her title share only the surname, which the statement does not explain.
+    lake = Neighbour("lake", 2, count=2)
+    husband = msgspec.structs.replace(
+        ent("t", "Tadeusz Wróbel", "Tadek", n=3, neighbours=(lake,)),
+        stated_names=(name_key("Tadeusz Wróbel"), name_key("Tadek")),
+    )
+    wife = ent("a", "Agnieszka Wróbel", "Mrs. Wróbel", n=2, neighbours=(lake,))
+    assert not isinstance(reconsider(wife, [husband], changed_at=NOW), Merge)
+    assert not isinstance(reconsider(husband, [wife], changed_at=NOW), Merge)
+
+
+def test_a_full_name_built_from_a_stated_nickname_still_joins_its_person():
+    lake = Neighbour("lake", 2, count=2)
+    robert = msgspec.structs.replace(
+        ent("r", "Robert Smith", "Bob", n=3, neighbours=(lake,)),
+        stated_names=(name_key("Robert Smith"), name_key("Bob")),
+    )
+    bob_smith = ent("b", "Bob Smith", n=1, last_days_ago=0, neighbours=(lake,))
+    assert isinstance(reconsider(bob_smith, [robert], changed_at=NOW), Merge)
+
+
 def test_a_pair_decided_different_is_never_proposed_again():
     main = ent("d1", "David Park", n=3)
     other = ent("d2", "David Park", decided_apart=("d1",))
