@@ -23,7 +23,15 @@ from datetime import datetime
 
 import msgspec
 
-from app.domain.names import NameForm, name_form, name_key, spelled_alike, type_class
+from app.domain.names import (
+    GENDER_KINDS,
+    NameForm,
+    address_title,
+    name_form,
+    name_key,
+    spelled_alike,
+    type_class,
+)
 from app.resolve.guards import name_conflict, number_conflict, title_conflict, type_conflict
 from app.resolve.model import (
     Candidate,
@@ -36,7 +44,7 @@ from app.resolve.model import (
     Rejection,
     SubjectSummary,
 )
-from app.resolve.qualifiers import Qualifier
+from app.resolve.qualifiers import Qualifier, said_to_be
 from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.qualifiers import shared as shared_qualifiers
 from app.resolve.scoring import (
@@ -230,13 +238,28 @@ def _titles_conflict(subject: Subject, cand: CandidateView) -> str | None:
     """A title the subject is written with against one the candidate was written with.
 
     Every name of both sides is read, not only the maximal ones: "Mrs Varley" is not the
-    entity known as "Ruth Varley" and "Dr Varley".
+    entity known as "Ruth Varley" and "Dr Varley". A title that says man or woman is also
+    read against a role the other side was called by that says the other ("Mrs. Wróbel" is
+    not the one stated to be "her husband"; ``said_to_be``).
     """
     for s in subject.names:
         for f in cand.forms:
             reason = title_conflict(s, f)
             if reason is not None:
                 return reason
+    return _gender_conflict(subject.names, said_to_be(cand.candidate.qualifiers)) or (
+        _gender_conflict(cand.forms, said_to_be(subject.qualifiers))
+    )
+
+
+def _gender_conflict(names: Iterable[NameForm], said: frozenset[str]) -> str | None:
+    """A man's or woman's title among ``names`` against the one role-given kind of the other."""
+    if len(said) != 1:
+        return None  # none said, or both (a role read onto the wrong name): nothing to go by
+    for form in names:
+        title = address_title(form)
+        if title in GENDER_KINDS and title not in said:
+            return f"titled {title} ({form.key!r}) but called a {next(iter(said))}"
     return None
 
 

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from app.domain.names import name_form, name_key, type_class
+from app.domain.names import GENDERED_NOUNS, name_form, name_key, type_class
 from app.domain.words import related
 from app.resolve.guards import align_words
 
@@ -114,6 +114,10 @@ _LOCATIVE = re.compile(
 _PREPOSITION_BEFORE = re.compile(r"\b(?:to|with|for|from|by|of|about)\s+$", re.IGNORECASE)
 # The opening of a clause: a mention here is its subject ("Daniel at the bike shop ...").
 _CLAUSE_START = re.compile(r"(?:^|[.!?;:\n(\"“]\s*)$")
+
+
+# Where a role's head noun ends: the phrase after it says of what, where or whose.
+_HEAD_END = re.compile(r"\s+(?:of|at|in|from|on|for|with|to)\s+")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -536,6 +540,22 @@ def _description(kind: Kind, phrase: str) -> Qualifier | None:
     if not words or all(w in _NOT_QUALIFIERS for w in words):
         return None
     return Qualifier(kind, " ".join(words), phrase)
+
+
+def said_to_be(qualifiers: Iterable[Qualifier]) -> frozenset[str]:
+    """Whether roles stated for a person call them a man or a woman (``GENDERED_NOUNS``).
+
+    A role's head noun says it, the last word before a preposition: "mother of two" is a
+    woman, "son's teacher" is not said to be anyone's son.
+    """
+    out: set[str] = set()
+    for q in qualifiers:
+        if q.kind != "role":
+            continue
+        head = _HEAD_END.split(q.text.casefold(), maxsplit=1)[0].split()
+        if head and (kind := GENDERED_NOUNS.get(head[-1])) is not None:
+            out.add(kind)
+    return frozenset(out)
 
 
 def content_words(text: str) -> tuple[str, ...]:

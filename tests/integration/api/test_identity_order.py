@@ -239,6 +239,11 @@ SPOUSES: list[tuple[str, str]] = [
         "Met Tomasz at the marina to collect the kayak. He told me Agata wants to take the"
         " whole school out on Lake Hańcza in June.",
     ),
+    (
+        "2024-06-04T16:00:00Z",
+        "Helped Agata load forty life jackets into the school minibus. Mrs. Nowak counts every"
+        " child twice before anyone goes near the water.",
+    ),
 ]
 NOWAKS = {name: name for name in ("Agata Nowak", "Agata", "Mrs. Nowak", "Tomasz Nowak")}
 NOWAKS |= {n: n for n in ("Tomasz", "Tomek", "Ola", "Kasia", "Suwałki", "Lake Hańcza")}
@@ -247,8 +252,8 @@ NOWAKS |= {n: n for n in ("Tomasz", "Tomek", "Ola", "Kasia", "Suwałki", "Lake H
 def test_spouses_of_one_surname_stay_two_people_in_either_order(http: httpx.Client) -> None:
     """A name stated with a nickname ("Tomasz Nowak, whom everyone calls Tomek") is no
     opening for any other name: his wife's full name, which shares only the surname, never
-    joins him, whichever note comes first. (Whose "Mrs. Nowak" is, a title alone does not
-    say: it is not asserted.)"""
+    joins him, whichever note comes first; nor does "Mrs. Nowak", as he is "her husband"."""
     for order in (list(range(len(SPOUSES))), list(range(len(SPOUSES)))[::-1]):
         found = people_in_notes(http, order, SPOUSES, NOWAKS)
         assert not found["Agata Nowak"] & found["Tomasz Nowak"], (order, found)
+        assert not found["Mrs. Nowak"] & found["Tomasz Nowak"], (order, found)

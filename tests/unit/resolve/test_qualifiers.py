@@ -8,6 +8,7 @@ from app.resolve.qualifiers import (
     conflict,
     content_words,
     qualifiers_in,
+    said_to_be,
     shared,
 )
 
@@ -337,3 +338,17 @@ def test_a_place_or_organisation_that_owns_the_name_or_stands_in_brackets_after_
     )
     assert radio == ()
     assert _said("Meridian Health (Denver) renewed.", ("Meridian Health", "organization")) == [()]
+
+
+def test_a_kinship_role_says_man_or_woman_by_its_head_noun() -> None:
+    [husband, _] = _said(
+        "Her husband, Tomasz Nowak, whom everyone calls Tomek, rents out boats.",
+        ("Tomasz Nowak", "person"),
+        ("Tomek", "person"),
+    )
+    assert said_to_be(husband) == {"man"}
+    [ana] = _said("Ana, the mother of two, runs the bakery.", ("Ana", "person"))
+    assert said_to_be(ana) == {"woman"}
+    # The head noun of "son's teacher" is the teacher, who is not said to be anyone's son.
+    [teacher] = _said("I met her son's teacher, Mrs. Kowal, at the gate.", ("Mrs. Kowal", "person"))
+    assert said_to_be(teacher) == frozenset()

@@ -5,6 +5,7 @@ import msgspec
 from app.domain.names import name_key
 from app.resolve.evidence import ViewCache
 from app.resolve.model import Candidate, KeepApart, Merge, Neighbour, Review
+from app.resolve.qualifiers import Qualifier
 from app.resolve.reconsider import may_merge, reconsider
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -137,6 +138,18 @@ def test_a_full_name_built_from_a_stated_nickname_still_joins_its_person():
     )
     bob_smith = ent("b", "Bob Smith", n=1, last_days_ago=0, neighbours=(lake,))
     assert isinstance(reconsider(bob_smith, [robert], changed_at=NOW), Merge)
+
+
+def test_a_title_that_says_woman_is_not_the_one_called_a_husband():
+    lake = Neighbour("lake", 2, count=2)
+    husband = msgspec.structs.replace(
+        ent("t", "Tomasz Nowak", n=3, neighbours=(lake,)),
+        qualifiers=(Qualifier("role", "husband", "husband"),),
+    )
+    mrs = ent("m", "Mrs. Nowak", n=1, last_days_ago=0, neighbours=(lake,))
+    assert not isinstance(reconsider(mrs, [husband], changed_at=NOW), Merge)
+    mr = ent("r", "Mr. Nowak", n=1, last_days_ago=0, neighbours=(lake,))
+    assert isinstance(reconsider(mr, [husband], changed_at=NOW), Merge)
 
 
 def test_a_pair_decided_different_is_never_proposed_again():
