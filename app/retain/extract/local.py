@@ -669,7 +669,14 @@ def _trim_name(text: str, start: int, end: int) -> tuple[int, int]:
         end -= 1
     while start < end and text[start] in "\"'“‘([":
         start += 1
+    # A list's last comma item ran into its conjunction ("Tomasz, Lupe and Joaquín").
+    trailing = _TRAILING_CONJUNCTION.search(text, start, end)
+    if trailing is not None:
+        end = trailing.start()
     return start, end
+
+
+_TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or|&)$")
 
 
 def _usable_name(text: str) -> bool:

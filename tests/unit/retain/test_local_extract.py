@@ -513,3 +513,13 @@ def test_a_civic_office_before_a_name_is_a_title(extractor: LocalExtractor) -> N
     assert councillor.type == "person" and not councillor.type_guessed
     [fact] = facts(extractor, "We walked down Mayor Street to the river.")
     assert all(e.type != "person" for e in fact.entities)
+
+
+def test_a_lists_last_comma_item_does_not_take_its_conjunction(extractor: LocalExtractor) -> None:
+    [_, fact] = facts(
+        extractor,
+        "Busy night: 142 covers. Marta kept the floor calm, and Hye-jin, Tomasz, Lupe and"
+        " Joaquín never fell behind.",
+    )
+    assert not any(name.endswith((" and", " or")) for name in names(fact)), names(fact)
+    assert "Lupe" in names(fact)
