@@ -116,6 +116,8 @@ _PREPOSITION_BEFORE = re.compile(r"\b(?:to|with|for|from|by|of|about)\s+$", re.I
 _CLAUSE_START = re.compile(r"(?:^|[.!?;:\n(\"“]\s*)$")
 
 
+# What closes a sentence right after a name: the name was the one spoken to, if set off.
+_SENTENCE_CLOSE = re.compile(r"\s*(?:[.?!]|$)")
 # Where a role's head noun ends: the phrase after it says of what, where or whose.
 _HEAD_END = re.compile(r"\s+(?:of|at|in|from|on|for|with|to)\s+")
 
@@ -252,7 +254,7 @@ def qualifiers_in(
             if q is not None:
                 found[q] = None
             if person:
-                before = _role_before(content, match.start())
+                before = _role_before(content, match.start(), match.end())
             else:
                 before = _place_around(
                     content, match.start(), match.end(), surfaces, types, starts, ends
@@ -393,11 +395,14 @@ def _says_who(content: str, start: int) -> bool:
     return _opens_clause(content, start) or _role_before(content, start) is not None
 
 
-def _role_before(content: str, start: int) -> Qualifier | None:
+def _role_before(content: str, start: int, end: int | None = None) -> Qualifier | None:
     """A role stated right before a person's name ("The ward pharmacist, Rosa Delgado").
 
     Not after a preposition: "After lunch with the team, Rosa ..." opens the sentence with
-    where or when, not with who Rosa is.
+    where or when, not with who Rosa is. Nor a "the" phrase inside a clause before a name
+    that closes the sentence (``end``: where the name ends): that name is the one spoken to,
+    and the phrase is the verb's object ("Can you cover the grill, Lupe?", "Save me a plate
+    of the mole, Lupe."); "saw her GP, Dr. Novak." keeps its role.
     """
     m = _ROLE_BEFORE.search(content, max(0, start - 80), start)
     if m is None:
@@ -407,6 +412,10 @@ def _role_before(content: str, start: int) -> Qualifier | None:
         return _description("role", right["role"])
     lead = (m["lead"] or "").strip().casefold()
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
+        return None
+    opens = not lead or lead[-1] in ".!?:;,"
+    the = content[m.end("lead") if m["lead"] else m.start() :].lstrip()[:4].casefold() == "the "
+    if the and not opens and end is not None and _SENTENCE_CLOSE.match(content, end):
         return None
     # "Her new PhD student at Tartu University, Kofi Boateng": where the role is held is part
     # of it.

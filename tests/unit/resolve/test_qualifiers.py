@@ -352,3 +352,15 @@ def test_a_kinship_role_says_man_or_woman_by_its_head_noun() -> None:
     # The head noun of "son's teacher" is the teacher, who is not said to be anyone's son.
     [teacher] = _said("I met her son's teacher, Mrs. Kowal, at the gate.", ("Mrs. Kowal", "person"))
     assert said_to_be(teacher) == frozenset()
+
+
+def test_the_object_before_a_name_spoken_to_is_no_role() -> None:
+    # A name set off at the end of its sentence is the one addressed; "the" phrase before it
+    # is what the verb acts on.
+    for content in ("Save me a plate of the mole, Lupe.", "Can you cover the grill, Lupe?"):
+        [lupe] = _said(content, ("Lupe", "person"))
+        assert lupe == (), content
+    [novak] = _said("I saw her GP, Dr. Novak.", ("Dr. Novak", "person"))
+    assert _keys(novak) == [("role", "gp")]
+    [rosa] = _said("The ward pharmacist, Rosa Delgado, signed it.", ("Rosa Delgado", "person"))
+    assert _keys(rosa) == [("role", "ward pharmacist")]
