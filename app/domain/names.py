@@ -126,54 +126,17 @@ ADDRESS_TITLES = {
 # person is taken for ("her husband, Tadeusz", "Ana, my sister,"): a "Mrs" of that surname is
 # not the husband. Kinship and the like only: a job's name says nothing of it in English.
 GENDERED_NOUNS = {
-    **dict.fromkeys(
-        [
-            "husband",
-            "father",
-            "dad",
-            "daddy",
-            "son",
-            "brother",
-            "uncle",
-            "nephew",
-            "grandfather",
-            "grandpa",
-            "granddad",
-            "grandson",
-            "boyfriend",
-            "stepfather",
-            "stepson",
-            "stepbrother",
-            "widower",
-        ],
-        "man",
-    ),
-    **dict.fromkeys(
-        [
-            "wife",
-            "mother",
-            "mum",
-            "mom",
-            "mummy",
-            "mommy",
-            "daughter",
-            "sister",
-            "aunt",
-            "auntie",
-            "niece",
-            "grandmother",
-            "grandma",
-            "granny",
-            "granddaughter",
-            "girlfriend",
-            "stepmother",
-            "stepdaughter",
-            "stepsister",
-            "widow",
-        ],
-        "woman",
-    ),
-}
+    **dict.fromkeys((
+        "husband", "father", "dad", "daddy", "son", "brother", "uncle", "nephew", "grandfather",
+        "grandpa", "granddad", "grandson", "boyfriend", "stepfather", "stepson", "stepbrother",
+        "widower",
+    ), "man"),
+    **dict.fromkeys((
+        "wife", "mother", "mum", "mom", "mummy", "mommy", "daughter", "sister", "aunt",
+        "auntie", "niece", "grandmother", "grandma", "granny", "granddaughter", "girlfriend",
+        "stepmother", "stepdaughter", "stepsister", "widow",
+    ), "woman"),
+}  # fmt: skip
 # The kinds of ``ADDRESS_TITLES`` that ``GENDERED_NOUNS`` can contradict.
 GENDER_KINDS = frozenset({"man", "woman"})
 # Trailing tokens that are generational or academic suffixes of a person's name.
