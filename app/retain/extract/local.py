@@ -717,6 +717,7 @@ def _propn_mentions(
     for start, end in runs:
         start, end = _strip_leading_non_names(text, start, end)
         start, end = _trim_name(text, start, end)
+        start = _foreign_given_name_start(text, start, english)
         name = text[start:end]
         if not _usable_name(name):
             continue
@@ -751,6 +752,22 @@ def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) 
         ):
             found.add(token.idx)
     return found
+
+
+def _foreign_given_name_start(text: str, start: int, english: frozenset[str]) -> int:
+    """Where a name begins that a hyphenated given name opens ("Hye-jin Kwon", "Min-jun Park").
+
+    The tagger reads "Hye-jin" as an adjective and a noun and leaves the run of proper nouns
+    at "Kwon". A capitalised hyphenated word right before the run belongs to the name when its
+    first part is no English word: "Well-known Kwon" stays "Kwon".
+    """
+    match = _HYPHENATED_BEFORE.search(text, max(0, start - 40), start)
+    if match is None or not english or fold(match["first"].casefold()) in english:
+        return start
+    return match.start()
+
+
+_HYPHENATED_BEFORE = re.compile(r"(?<![\w-])(?P<first>[A-Z][a-z]+)[-‐‑][a-z]+ $")
 
 
 def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[int]]:

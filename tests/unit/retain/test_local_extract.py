@@ -523,3 +523,13 @@ def test_a_lists_last_comma_item_does_not_take_its_conjunction(extractor: LocalE
     )
     assert not any(name.endswith((" and", " or")) for name in names(fact)), names(fact)
     assert "Lupe" in names(fact)
+
+
+def test_a_hyphenated_given_name_the_tagger_left_out_opens_the_name(
+    extractor: LocalExtractor,
+) -> None:
+    # The tagger reads "Hye-jin" as an adjective and a noun; "Hye" is no English word.
+    [fact] = facts(extractor, "Hye-jin Kwon made kimchi fried rice with the leftover carnitas.")
+    assert "Hye-jin Kwon" in names(fact)
+    [fact] = facts(extractor, "A well-known Kwon came by.")
+    assert not any("-" in name for name in names(fact))
