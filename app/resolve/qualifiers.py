@@ -84,7 +84,7 @@ _APPOSITIVE = re.compile(
 # A role put before the name, closed by a comma right before it ("The ward pharmacist, Rosa
 # Delgado, ...", "saw her GP, Dr. Novak"): matched against the text before the mention.
 _ROLE_BEFORE = re.compile(
-    r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?:[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
+    r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?P<det>[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
     r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})"
     r"(?P<where>\s+(?:at|in|of|from|on)\s+(?:the\s+)?[A-Z][\w'’.&-]*(?:\s+[A-Z][\w'’.&-]*){0,3})?"
     r"\s*,\s*$"
@@ -414,8 +414,12 @@ def _role_before(content: str, start: int, end: int | None = None) -> Qualifier 
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
         return None
     opens = not lead or lead[-1] in ".!?:;,"
-    the = content[m.end("lead") if m["lead"] else m.start() :].lstrip()[:4].casefold() == "the "
-    if the and not opens and end is not None and _SENTENCE_CLOSE.match(content, end):
+    if (
+        m["det"].casefold() == "the"
+        and not opens
+        and end is not None
+        and _SENTENCE_CLOSE.match(content, end)
+    ):
         return None
     # "Her new PhD student at Tartu University, Kofi Boateng": where the role is held is part
     # of it.

@@ -467,7 +467,7 @@ def _english_words(nlp: Any) -> frozenset[str]:
     return frozenset(w for pos in ("noun", "verb", "adj", "adv") for w in index.get(pos, ()))
 
 
-def _mentions(plan: _Plan, doc: Any, english: frozenset[str] = frozenset()) -> list[_Mention]:
+def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     """Entity mentions of a chunk, non-overlapping, by priority: aliases, NER, codes, PROPN.
 
     ``english``: words the language has (``_english_words``); a sentence's capitalised first
@@ -747,7 +747,7 @@ def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) 
             and token.text[:1].isupper()
             and token.i + 1 < len(doc)
             and doc[token.i + 1].tag_ in _FINITE_VERB_TAGS
-            and fold(token.text.casefold()) not in english
+            and not _is_english(token.text, english)
             and token.text.casefold() not in _NOT_NAMES
         ):
             found.add(token.idx)
@@ -762,9 +762,14 @@ def _foreign_given_name_start(text: str, start: int, english: frozenset[str]) ->
     first part is no English word: "Well-known Kwon" stays "Kwon".
     """
     match = _HYPHENATED_BEFORE.search(text, max(0, start - 40), start)
-    if match is None or not english or fold(match["first"].casefold()) in english:
+    if match is None or not english or _is_english(match["first"], english):
         return start
     return match.start()
+
+
+def _is_english(word: str, english: frozenset[str]) -> bool:
+    """Whether ``english`` (``_english_words``) has the word, whatever its case and accents."""
+    return fold(word.casefold()) in english
 
 
 _HYPHENATED_BEFORE = re.compile(r"(?<![\w-])(?P<first>[A-Z][a-z]+)[-‐‑][a-z]+ $")
