@@ -123,6 +123,8 @@ class CandidateView(msgspec.Struct, frozen=True):
     # Non-hub neighbours met in two facts or more: the entity's own recurring company.
     recurring: frozenset[str]
     mass: float
+    # Whether roles the candidate was called by say man or woman (``qualifiers.said_to_be``).
+    said_to_be: frozenset[str] = frozenset()
 
 
 def view(
@@ -155,6 +157,7 @@ def view(
             n.entity_id for n in candidate.neighbours if n.count >= 2 and n.degree < hub
         ),
         mass=mass,
+        said_to_be=said_to_be(candidate.qualifiers),
     )
 
 
@@ -247,7 +250,7 @@ def _titles_conflict(subject: Subject, cand: CandidateView) -> str | None:
             reason = title_conflict(s, f)
             if reason is not None:
                 return reason
-    return _gender_conflict(subject.names, said_to_be(cand.candidate.qualifiers)) or (
+    return _gender_conflict(subject.names, cand.said_to_be) or (
         _gender_conflict(cand.forms, said_to_be(subject.qualifiers))
     )
 
