@@ -97,6 +97,7 @@ PERSON_TITLES = frozenset(
         "rabbi",
         "imam",
         "chef",
+        "nurse",
         # By a civic office: "Councillor Ó Ceallaigh", "Mayor Okafor", "Inspector Lund".
         "councillor",
         "councilor",

@@ -22,7 +22,7 @@ import asyncio
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -58,6 +58,10 @@ _EXCLUDED_PIPES = (
 )
 _UNRUN_PIPES = ("lemmatizer",)
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+_NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+# Letters of a particle that opens a name and that English happens to spell ("Te", "La").
+_PARTICLE_LENGTH = 3
+_POSSESSIVES = ("'s", "’s")
 # Fine tags of a verb (VB, VBD, VBZ...) or a modal (MD) right after a name: it acts.
 _VERB_TAG_PREFIXES = ("VB", "MD")
 # Fine tags of a finite verb right after a name: the name is its sentence's subject ("Rose
@@ -184,7 +188,9 @@ _CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7afA-Za-z0-9·・
 _PAREN_ALIAS = re.compile(
     rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*[(（][ \t]*"
     rf"(?:(?P<marker>{_ALIAS_MARKERS})[ \t]*[:：]?[ \t]*)?[\"“'‘]?"
-    r"(?P<y>[^()（）\n,，;；\"”“]{1,60}?)[\"”'’]?[ \t]*[)）]"
+    r"(?P<y>[^()（）\n,，;；\"”“]{1,60}?)[\"”'’]?"
+    # "Anastasia (Nastya to her friends)": who calls her that is not part of the name.
+    r"(?:[ \t]+to[ \t]+(?:her|his|their|my|our|your)[ \t]+[a-z]+)?[ \t]*[)）]"
 )
 _INLINE_ALIAS = re.compile(
     rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*,?[ \t]+(?P<marker>{_INLINE_MARKERS})[ \t]+[\"“'‘]?"
@@ -267,6 +273,7 @@ class LocalExtractor:
         self._nlp = nlp
         self._batch_size = batch_size
         self._english = _english_words(nlp)
+        self._is_verb = _verb_reader(nlp, self._english)
         # spaCy does not promise thread safety; the pipeline may call from worker threads.
         self._lock = threading.Lock()
 
@@ -333,7 +340,9 @@ class LocalExtractor:
         with self._lock:
             retagged = list(self._nlp.pipe([text for _, _, text in asked], disable=["ner"]))
         for (plan, start, _), doc in zip(asked, retagged, strict=True):
-            if len(doc) and doc[0].tag_ in _VERB_TAGS:
+            # Tagged lower-case, a foreign name reads as a verb too ("fermín ibáñez and"); a
+            # verb opening a note is one English has ("Texted", "Met").
+            if len(doc) and doc[0].tag_ in _VERB_TAGS and self._is_verb(doc[0]):
                 plan.verb_openings.add(start)
 
 
@@ -467,6 +476,27 @@ def _english_words(nlp: Any) -> frozenset[str]:
     return frozenset(w for pos in ("noun", "verb", "adj", "adv") for w in index.get(pos, ()))
 
 
+def _verb_reader(nlp: Any, english: frozenset[str]) -> Callable[[Any], bool]:
+    """A test of whether a token tagged as a verb is an English word as a verb would inflect.
+
+    ``english``: the words English has (``_english_words``), of any part of speech, since
+    English makes verbs of its nouns ("Texted", "Emailed"). Without the lemmatizer's tables,
+    every token tagged as a verb counts as one.
+    """
+    if not english:
+        return lambda token: True
+    lemmatizer = nlp.get_pipe("lemmatizer")
+
+    def is_verb(token: Any) -> bool:
+        if token.lower_ in english:
+            return True
+        # The rule lemmatizer reads the coarse part of speech, which no component here sets.
+        token.pos_ = "VERB"
+        return any(lemma in english for lemma in lemmatizer.rule_lemmatize(token))
+
+    return is_verb
+
+
 def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     """Entity mentions of a chunk, non-overlapping, by priority: aliases, NER, codes, PROPN.
 
@@ -482,7 +512,7 @@ def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
             if all(mention.end <= start or mention.start >= end for start, end in spans):
                 taken.append(mention)
 
-    ner = list(_ner_mentions(doc, plan.sentences)) if doc is not None else []
+    ner = list(_ner_mentions(plan, doc, english)) if doc is not None else []
     add(_alias_mentions(plan.text, ner, cjk_first=plan.cjk))
     add(ner)
     add(_code_mentions(plan.text))
@@ -541,21 +571,74 @@ def _next_tag(doc: Any, offset: int) -> str:
     return ""
 
 
-def _ner_mentions(doc: Any, sentences: list[tuple[int, int]]) -> Iterable[_Mention]:
-    starts = [start for start, _ in sentences]
-    for ent in doc.ents:
-        kind = _NER_TYPES.get(ent.label_)
-        if kind is None:
-            continue
-        inner = bisect_right(starts, ent.start_char)
-        if inner < len(starts) and starts[inner] < ent.end_char:
+def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_Mention]:
+    starts = [start for start, _ in plan.sentences]
+    for first, end_char, kind in _name_spans(doc):
+        inner = bisect_right(starts, doc[first].idx)
+        if inner < len(starts) and starts[inner] < end_char:
             continue  # NER ran across a sentence end; the parts come back as proper nouns
-        start, end = _trim_name(doc.text, ent.start_char, ent.end_char)
+        sentence_start = starts[inner - 1] if inner else 0
+        ent_start = _name_words_before(doc, first, sentence_start, english)
+        start, end = _trim_name(doc.text, ent_start, end_char)
         parts = _list_items(doc.text, start, end)
         for part_start, part_end in parts:
             # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.
             part_kind = kind if len(parts) == 1 else ""
             yield from _name_mention(doc.text, part_start, part_end, part_kind)
+
+
+def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
+    """NER's spans of names as (first token, end offset, type), a name NER cut in two made one.
+
+    NER labels the words of a name it has never seen one by one: "Magnus Solheim" comes as a
+    place and a person, "Byung-chul Yoon" as a person and a place. Two name spans with only a
+    space between are one name, a person's when either part is.
+    """
+    spans: list[tuple[int, int, str]] = []
+    last_end = -1
+    for ent in doc.ents:
+        kind = _NER_TYPES.get(ent.label_)
+        if kind is None:
+            last_end = -1
+            continue
+        if spans and last_end >= 0 and doc.text[last_end : ent.start_char] == " ":
+            first, _, before = spans[-1]
+            joined = "person" if "person" in (before, kind) else kind
+            spans[-1] = (first, ent.end_char, joined)
+        else:
+            spans.append((ent.start, ent.end_char, kind))
+        last_end = ent.end_char
+    return spans
+
+
+def _name_words_before(doc: Any, first: int, sentence_start: int, english: frozenset[str]) -> int:
+    """Where a name begins that NER cut short on the left, given its span's first token.
+
+    "Elif [Demir]", "in Te [Kūiti]": the tagger reads the words before as proper nouns of the
+    same run; NER, having never seen them, left them out. A word joins when English has no
+    such word, or when it is a short particle English happens to spell ("Te", "La", "St"); a
+    verb opening the sentence that joins this way is taken off again with the others
+    (``_without_opening_verb``). Titles stay out ("Coach Tama Ruwhiu": ``_title_start`` reads
+    them), and so does any word of another NER span ("Monday").
+    """
+    start: int = doc[first].idx
+    for index in range(first - 1, -1, -1):
+        token = doc[index]
+        word = token.text
+        if (
+            token.idx < sentence_start
+            or token.whitespace_ != " "
+            or token.tag_ not in _PROPER_NOUN_TAGS
+            or not token.is_alpha
+            or not word[:1].isupper()
+            or token.ent_type_
+            or word.casefold() in _NOT_NAMES
+            or word.casefold() in PERSON_TITLES
+            or (len(word) > _PARTICLE_LENGTH and _is_english(word, english))
+        ):
+            break
+        start = token.idx
+    return start
 
 
 def _name_mention(text: str, start: int, end: int, kind: str) -> Iterable[_Mention]:
@@ -669,14 +752,15 @@ def _trim_name(text: str, start: int, end: int) -> tuple[int, int]:
         end -= 1
     while start < end and text[start] in "\"'“‘([":
         start += 1
-    # A list's last comma item ran into its conjunction ("Tomasz, Lupe and Joaquín").
-    trailing = _TRAILING_CONJUNCTION.search(text, start, end)
+    # A list's last comma item ran into its conjunction ("Tomasz, Lupe and Joaquín"); a
+    # place's name into a lower-case word of what follows it ("the Te Aroha under-16 side").
+    trailing = _TRAILING_NON_NAME.search(text, start, end)
     if trailing is not None:
         end = trailing.start()
     return start, end
 
 
-_TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or|&)$")
+_TRAILING_NON_NAME = re.compile(r"\s+(?:and|or|&|[a-z][\w]*[-‐‑\d][\w\-‐‑]*)$")
 
 
 def _usable_name(text: str) -> bool:
@@ -707,7 +791,9 @@ def _propn_mentions(
     bad" is English).
     """
     sentence_starts = _body_starts(plan)
-    runs, acting = _propn_runs(doc, _unknown_subjects(doc, sentence_starts, english))
+    unknown = _unknown_subjects(doc, sentence_starts, english)
+    runs, acting = _propn_runs(doc, unknown | _places_gone_to(doc, sentence_starts))
+    acting |= unknown  # each acts, maybe after an adverb ("Þorsteinn still goes out")
     times = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _TIME_LABELS]
 
     text = plan.text
@@ -726,7 +812,9 @@ def _propn_mentions(
         at_start = start in sentence_starts
         if not at_start:
             mid_sentence.add(name.casefold())
-        candidates.append((start, end, name, at_start and start not in acting))
+        # "Aoife's birthday.": what owns something is a name when English has no such word.
+        owner = text.startswith(_POSSESSIVES, end) and not _is_english(name, english)
+        candidates.append((start, end, name, at_start and start not in acting and not owner))
     for start, end, name, at_start in candidates:
         single = " " not in name
         if at_start and single and name.casefold() not in mid_sentence | known:
@@ -735,23 +823,73 @@ def _propn_mentions(
 
 
 def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) -> set[int]:
-    """Where a sentence opens with a capitalised common noun unknown to English, acting."""
+    """Where a sentence opens with a capitalised noun unknown to English, acting.
+
+    The tagger calls such a word a common noun, singular or plural ("Þorsteinn" ends as
+    plurals do), or a proper noun; an adverb may stand between it and its verb ("Þorsteinn
+    still goes out on the boat"). Words English has in another form ("Volunteers",
+    "Networking") and pronouns ("Everything else faded") are no names.
+    """
     if not english:
         return set()
     found: set[int] = set()
     for token in doc:
         if (
             token.idx in body_starts
-            and token.tag_ == "NN"
+            and token.tag_ in _NOUN_TAGS
             and token.is_alpha
+            and not token.is_stop
             and token.text[:1].isupper()
-            and token.i + 1 < len(doc)
-            and doc[token.i + 1].tag_ in _FINITE_VERB_TAGS
-            and not _is_english(token.text, english)
+            and _verb_follows(doc, token.i + 1)
+            and not any(_is_english(form, english) for form in _base_forms(token.text))
             and token.text.casefold() not in _NOT_NAMES
         ):
             found.add(token.idx)
     return found
+
+
+def _places_gone_to(doc: Any, body_starts: set[int]) -> set[int]:
+    """Where a capitalised word after "to" inside a sentence was read as a verb.
+
+    "Drove to Deal": English writes no verb with a capital there, so it is a name.
+    """
+    return {
+        token.idx
+        for token in doc[1:]
+        if token.tag_ == "VB"
+        and token.text[:1].isupper()
+        and token.is_alpha
+        and doc[token.i - 1].tag_ == "TO"
+        and token.idx not in body_starts
+    }
+
+
+def _base_forms(word: str) -> Iterable[str]:
+    """The word, and what it would be were it an English plural or "-ing" form.
+
+    "Volunteers" → "volunteer", "Ferries" → "ferry", "Networking" → "network", "Hiking" →
+    "hike". A stem shorter than three letters is none ("Jing" is no form of "j").
+    """
+    yield word
+    if word.endswith("ies"):
+        yield word[:-3] + "y"
+    if word.endswith("es"):
+        yield word[:-2]
+    if word.endswith("s"):
+        yield word[:-1]
+    stem = word[:-3]
+    if word.endswith("ing") and len(stem) >= 3:
+        yield stem
+        yield stem + "e"
+        if stem[-1] == stem[-2]:
+            yield stem[:-1]  # "Running" → "run"
+
+
+def _verb_follows(doc: Any, index: int) -> bool:
+    """Whether a finite verb stands at ``index``, or after adverbs there."""
+    while index < len(doc) and doc[index].tag_ == "RB":
+        index += 1
+    return index < len(doc) and doc[index].tag_ in _FINITE_VERB_TAGS
 
 
 def _foreign_given_name_start(text: str, start: int, english: frozenset[str]) -> int:
@@ -895,30 +1033,96 @@ def _facts(plan: _Plan) -> list[ExtractedFact]:
 
     Sentences of only filler and function words ("Wow, that's amazing!") are dropped when the
     chunk has better ones; a chunk made only of such sentences keeps those that are not pure
-    noise, so that "Yes, I did." answering a question is not lost.
+    noise, so that "Yes, I did." answering a question is not lost. A sentence of a note too
+    slight to stand alone that names someone ("Aoife's birthday.") is not dropped with its
+    names: it joins the fact of the kept sentence before it, or, when none comes before, of
+    the one after it, which is the context it was said in. Inside a turn such a sentence
+    mostly calls the one spoken to ("Thanks, Melanie!"), who is not what the turn is about,
+    and turns of two speakers never share a fact: a reply often calls the one it answers by
+    another name ("How was bedtime, Seun?" answered by "Oluwaseun: fine"), and the names of
+    one fact are taken for distinct things. A slight turn of a transcript that says anything
+    at all is its own fact ("Hemi: looks great"), so its speaker is not lost.
     """
     return _sentence_facts(plan, strict=True) or _sentence_facts(plan, strict=False)
 
 
+@dataclass(slots=True)
+class _Sentence:
+    start: int
+    end: int
+    speaker: _Speaker | None  # one per turn: two sentences of a turn share it
+    body_start: int  # after "Name: " when the sentence opens a turn
+
+
 def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
-    facts: list[ExtractedFact] = []
     text = plan.text
     mention_starts = [m.start for m in plan.mentions]
+    groups: list[tuple[_Sentence, list[_Sentence]]] = []  # a kept sentence, and all of its fact
+    waiting: list[_Sentence] = []  # slight sentences naming someone, before the first kept one
     for start, end in plan.sentences:
         speaker = _speaker_of(plan, start)
-        body_start = _body_start(plan, start)
-        body = text[body_start:end]
-        if body_start >= end or not _is_substantial(body, strict=strict):
+        opens_turn = speaker is not None and start == speaker.line_start
+        body_start = speaker.body_start if speaker is not None and opens_turn else start
+        sentence = _Sentence(start, end, speaker, body_start)
+        if body_start >= end:
             continue
-        if speaker is None or body_start != start:
-            fact_text = text[start:end]
+        body = text[body_start:end]
+        if _is_substantial(body, strict=strict):
+            groups.append((sentence, [*waiting, sentence] if speaker is None else [sentence]))
+            waiting = []
+        elif not _names_someone(plan, sentence, mention_starts):
+            continue
+        elif plan.multi_turn and _is_whole_turn(plan, sentence) and _says_anything(body):
+            groups.append((sentence, [sentence]))
+        elif speaker is not None:
+            continue  # "Thanks, Melanie!" in a turn names the one spoken to, not what it is about
+        elif groups and groups[-1][0].speaker is None:
+            groups[-1][1].append(sentence)
         else:
+            waiting.append(sentence)
+    facts: list[ExtractedFact] = []
+    for kept, sentences in groups:
+        first, last = sentences[0], sentences[-1]
+        fact_text = text[first.start : last.end]
+        if first.speaker is not None and first.body_start == first.start:
             # A later sentence of a turn: repeat the verbatim "Name: " so the fact stands alone.
-            fact_text = text[speaker.line_start : speaker.body_start] + text[start:end]
-        first = bisect_right(mention_starts, start - 1)
-        inside = [m for m in plan.mentions[first:] if m.start < end]
-        facts.append(_fact(plan, fact_text, body, speaker, inside))
+            fact_text = text[first.speaker.line_start : first.speaker.body_start] + fact_text
+        inside = _mentions_within(plan, mention_starts, first.start, last.end)
+        body = text[kept.body_start : kept.end]
+        facts.append(_fact(plan, fact_text, body, kept.speaker, inside))
     return facts
+
+
+def _names_someone(plan: _Plan, sentence: _Sentence, mention_starts: list[int]) -> bool:
+    """Whether a sentence names someone: a mention in it, or the speaker of a turn it is."""
+    speaker = sentence.speaker
+    if (
+        speaker is not None
+        and speaker.name.casefold() not in _ROLE_SPEAKERS
+        and _is_whole_turn(plan, sentence)
+    ):
+        return True
+    return bool(_mentions_within(plan, mention_starts, sentence.start, sentence.end))
+
+
+def _is_whole_turn(plan: _Plan, sentence: _Sentence) -> bool:
+    """Whether a sentence opens its turn and ends it ("Hemi: looks great")."""
+    if sentence.speaker is None or sentence.body_start == sentence.start:
+        return False
+    line_end = plan.text.find("\n", sentence.start)
+    return not plan.text[sentence.end : line_end if line_end >= 0 else None].strip()
+
+
+def _says_anything(body: str) -> bool:
+    """Whether a sentence has a word that is not filler ("looks great"; not "yes", "lol")."""
+    return any(word.casefold() not in _FILLER for word in _WORD.findall(body))
+
+
+def _mentions_within(
+    plan: _Plan, mention_starts: list[int], start: int, end: int
+) -> list[_Mention]:
+    first = bisect_right(mention_starts, start - 1)
+    return [m for m in plan.mentions[first:] if m.start < end]
 
 
 def _fact(

@@ -533,3 +533,80 @@ def test_a_hyphenated_given_name_the_tagger_left_out_opens_the_name(
     assert "Hye-jin Kwon" in names(fact)
     [fact] = facts(extractor, "A well-known Kwon came by.")
     assert not any("-" in name for name in names(fact))
+
+
+def test_a_name_ner_cut_short_or_in_two_is_taken_whole(extractor: LocalExtractor) -> None:
+    # NER leaves out a word it has never seen before the rest ("Kūiti", "Demir"), or labels
+    # the two words of one name as a place and a person.
+    for text, name in [
+        ("The heat in Te Kūiti was a personal insult.", "Te Kūiti"),
+        ("Brought the dog to the vet. Elif Demir, the vet, found a grass seed.", "Elif Demir"),
+        (
+            "Magnus Solheim has finished the new jetty at the north end of the lake.",
+            "Magnus Solheim",
+        ),
+    ]:
+        found = set().union(*(names(fact) for fact in facts(extractor, text)))
+        assert name in found, (text, found)
+    # A role before a name is no part of it, whatever its capital.
+    [fact] = facts(extractor, "Coach Tama Ruwhiu praised the forwards after the match.")
+    assert "Tama Ruwhiu" in {e.text.removeprefix("Coach ") for e in fact.entities}
+    # Nor is a lower-case word NER ran on into.
+    [fact] = facts(extractor, "Tama has been appointed coach of the Te Aroha under-16 side.")
+    assert "Te Aroha" in names(fact) and not any("under" in n for n in names(fact))
+
+
+def test_a_foreign_name_opening_a_sentence_is_no_verb(extractor: LocalExtractor) -> None:
+    # Tagged again in lower case, "fermín" reads as a verb; English has no such verb.
+    [fact] = facts(extractor, "Fermín Ibáñez and Sunny started a Sunday football game.")
+    assert "Fermín Ibáñez" in names(fact)
+    [fact] = facts(extractor, "Met Jean-Luc Moreau, the French neighbour on the ground floor.")
+    assert "Jean-Luc Moreau" in names(fact)
+
+
+def test_an_unknown_word_opening_a_sentence_acts_after_an_adverb(extractor: LocalExtractor) -> None:
+    # The tagger calls "Þorsteinn" a plural; an adverb stands between it and its verb.
+    [fact] = facts(extractor, "Þorsteinn still goes out on the boat at seventy.")
+    assert "Þorsteinn" in names(fact)
+    [_, fact] = facts(
+        extractor, "My uncle, Egill Þórisson, rang. Egill still goes out on the boat."
+    )
+    assert "Egill" in names(fact)
+    [fact] = facts(extractor, "Volunteers planted a thousand seedlings on the hill.")
+    assert fact.entities == ()
+
+
+def test_a_capitalised_word_after_to_is_a_place(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Drove to Deal with Hemi to collect timber.")
+    assert {"Deal", "Hemi"} <= names(fact)
+
+
+def test_a_sentence_too_slight_to_stand_alone_keeps_its_names_with_its_neighbour(
+    extractor: LocalExtractor,
+) -> None:
+    [fact] = facts(extractor, "Aoife's birthday. Dara and Niamh came round for cake.")
+    assert fact.text == "Aoife's birthday. Dara and Niamh came round for cake."
+    assert {"Aoife", "Dara", "Niamh"} <= names(fact)
+    [fact] = facts(extractor, "Thanks, Anna! I loved the cake you made.")
+    assert "Anna" in names(fact)
+    # A short reply in a transcript is a fact of its own: its speaker is no longer lost, and
+    # the name it calls the one it answers by is never taken for a third person.
+    [_, reply, _] = facts(
+        extractor,
+        "Tane: the fence at Mere's is finished\nHemi: looks great\nTane: tell Mere she owes me",
+    )
+    assert reply.text == "Hemi: looks great" and names(reply) == {"Hemi"}
+    [question, answer] = facts(
+        extractor, "Mere: How was the swim, Hemi?\nHemiona: cold, Mere!\nMere: ok"
+    )
+    assert "Hemiona" not in names(question) and "Hemi" not in names(answer)
+    [fact] = facts(extractor, "Mere: anyone keen for a swim on Saturday?\nHemi: yes")
+    assert "Hemi" not in names(fact)
+    # Filler without a name is still dropped, and a longer turn keeps its own speaker.
+    [fact] = facts(extractor, "Caroline: Yes, I did. I felt so accepted at the pride parade.")
+    assert fact.text == "Caroline: I felt so accepted at the pride parade."
+
+
+def test_a_nickname_stated_for_friends_in_brackets_is_an_alias(extractor: LocalExtractor) -> None:
+    [fact] = facts(extractor, "Anastasia (Nastya to her friends) showed me the meter.")
+    assert entity(fact, "Anastasia").aliases == ("Nastya",)
