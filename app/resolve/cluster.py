@@ -33,6 +33,7 @@ def cluster_names(
     *,
     stated: Iterable[tuple[int, int]] = (),
     guessed: Collection[int] = (),
+    relatives: Collection[int] = (),
     min_score: float = IN_FACT_MIN_SCORE,
     policy: ResolutionPolicy = DEFAULT_POLICY,
 ) -> list[tuple[int, ...]]:
@@ -42,12 +43,23 @@ def cluster_names(
     be aliases (see ``aliases.stated_alias_pairs``). ``guessed``: the indexes whose type a local
     model guessed; such a type does not refuse a stated pair ("Oluwaseun Adeyemi, whom the
     kids call Seun", where NER read "Seun" as a place), though it still keeps apart names the
-    text does not say are one ("Paris Hilton" and the "Paris" she flew to).
+    text does not say are one ("Paris Hilton" and the "Paris" she flew to). ``relatives``: the
+    indexes the text calls someone's kin ("her brother, Magnus Solberg"); such a name links
+    only to a name the text states it is: kin named beside "Captain Solberg" is the family the
+    surname is shared with, not the captain.
     """
     n = len(forms)
     stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
     firm = frozenset(range(n)) - frozenset(guessed)
-    conflicts = [[_conflict(forms, i, j, stated_pairs, firm) for j in range(n)] for i in range(n)]
+    kin = frozenset(relatives)
+    conflicts = [
+        [
+            _conflict(forms, i, j, stated_pairs, firm)
+            or (i != j and bool({i, j} & kin) and frozenset((i, j)) not in stated_pairs)
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
     links: list[tuple[float, int, int]] = []
     for i in range(n):
         for j in range(i + 1, n):

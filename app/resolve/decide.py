@@ -43,7 +43,7 @@ from app.resolve.model import (
     Mention,
     Merge,
 )
-from app.resolve.qualifiers import Qualifier, qualifiers_in
+from app.resolve.qualifiers import Qualifier, qualifiers_in, said_to_be
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
@@ -169,11 +169,18 @@ def _groups(
     kinds = [(everyone[i].is_label, everyone[i].resolve) for i in live]
     stated_ok = [(a, b) for a, b in stated_pairs if kinds[a] == kinds[b]]
     guessed = [c for c, i in enumerate(live) if everyone[i].type_guessed]
-    clusters = cluster_names(forms, stated=stated_ok, guessed=guessed, min_score=IN_FACT_MIN_SCORE)
     # Read with the given mentions too, then kept for the live ones: what follows a name
     # must not depend on which of the fact's mentions are decided here.
     read = [*(everyone[i] for i in live), *fact.later]
     said = qualifiers_in(fact.content, [m.text for m in read], [m.type for m in read])
+    relatives = [c for c in range(len(live)) if said_to_be(said[c])]
+    clusters = cluster_names(
+        forms,
+        stated=stated_ok,
+        guessed=guessed,
+        relatives=relatives,
+        min_score=IN_FACT_MIN_SCORE,
+    )
     given_at = {
         p: fact.given_ids[i - len(mentions)] for p, i in enumerate(live) if i >= len(mentions)
     }

@@ -578,7 +578,7 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
         if inner < len(starts) and starts[inner] < end_char:
             continue  # NER ran across a sentence end; the parts come back as proper nouns
         sentence_start = starts[inner - 1] if inner else 0
-        ent_start = _name_words_before(doc, first, sentence_start, english)
+        ent_start = _name_words_before(doc, first, sentence_start, plan.verb_openings, english)
         start, end = _trim_name(doc.text, ent_start, end_char)
         parts = _list_items(doc.text, start, end)
         for part_start, part_end in parts:
@@ -611,15 +611,17 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _name_words_before(doc: Any, first: int, sentence_start: int, english: frozenset[str]) -> int:
+def _name_words_before(
+    doc: Any, first: int, sentence_start: int, verb_openings: set[int], english: frozenset[str]
+) -> int:
     """Where a name begins that NER cut short on the left, given its span's first token.
 
     "Elif [Demir]", "in Te [Kūiti]": the tagger reads the words before as proper nouns of the
     same run; NER, having never seen them, left them out. A word joins when English has no
-    such word, or when it is a short particle English happens to spell ("Te", "La", "St"); a
-    verb opening the sentence that joins this way is taken off again with the others
-    (``_without_opening_verb``). Titles stay out ("Coach Tama Ruwhiu": ``_title_start`` reads
-    them), and so does any word of another NER span ("Monday").
+    such word, or when it is a short particle English happens to spell ("Te", "La", "St").
+    A verb opening the sentence stays out ("Met Ingrid Solberg": ``verb_openings``), as do
+    titles ("Coach Tama Ruwhiu": ``_title_start`` reads them) and any word of another NER span
+    ("Monday").
     """
     start: int = doc[first].idx
     for index in range(first - 1, -1, -1):
@@ -632,6 +634,7 @@ def _name_words_before(doc: Any, first: int, sentence_start: int, english: froze
             or not token.is_alpha
             or not word[:1].isupper()
             or token.ent_type_
+            or token.idx in verb_openings
             or word.casefold() in _NOT_NAMES
             or word.casefold() in PERSON_TITLES
             or (len(word) > _PARTICLE_LENGTH and _is_english(word, english))

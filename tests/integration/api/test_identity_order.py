@@ -257,3 +257,35 @@ def test_spouses_of_one_surname_stay_two_people_in_either_order(http: httpx.Clie
         found = people_in_notes(http, order, SPOUSES, NOWAKS)
         assert not found["Agata Nowak"] & found["Tomasz Nowak"], (order, found)
         assert not found["Mrs. Nowak"] & found["Tomasz Nowak"], (order, found)
+
+
+# A captain and her brother share a surname; one note names them both.
+SIBLINGS: list[tuple[str, str]] = [
+    ("2024-05-02T08:00:00Z", "Captain Lund took the ferry across the fjord in a gale."),
+    ("2024-05-09T18:00:00Z", "Captain Lund thanked her brother, Nils Lund, for mending the jetty."),
+    ("2024-05-20T12:00:00Z", "Nils Lund built a new boathouse by the harbour."),
+]
+
+
+def test_a_relative_named_beside_a_title_of_the_family_name_is_another_entity(
+    http: httpx.Client,
+) -> None:
+    """ "Captain Lund thanked her brother, Nils Lund": the brother is not the captain, though
+    within one note a title and surname beside a full name of that surname is taken for one
+    person ("Dr. Okafor … Ngozi Okafor"). Before, both names of the note ended on one entity,
+    which no settle could part again (a memory keeps one link per entity)."""
+    for order in ([0, 1, 2], [2, 1, 0]):
+        bank = f"siblings-{uuid.uuid4().hex[:8]}"
+        assert http.put(f"/v1/default/banks/{bank}", json={"name": "s"}).status_code == 200
+        try:
+            both: list[str] = []
+            for i in order:
+                at, text = SIBLINGS[i]
+                memories = one(http, bank, {"content": text, "timestamp": at})
+                both += memories if i == 1 else []
+            [memory_id] = both
+            named = {e["mention"]: e["id"] for e in memory(http, bank, memory_id)["mentions"]}
+            assert set(named) == {"Captain Lund", "Nils Lund"}, (order, named)
+            assert named["Captain Lund"] != named["Nils Lund"], order
+        finally:
+            http.delete(f"/v1/default/banks/{bank}")

@@ -70,3 +70,13 @@ def test_stated_alias_across_a_guessed_type_is_one_name_and_two_firm_types_are_n
 
 def test_empty_names_stay_alone():
     assert cluster_new_names([("…", None), ("Okta", "product")]) == [(0,), (1,)]
+
+
+def test_kin_named_beside_a_name_of_its_surname_stays_apart_unless_stated_to_be_it():
+    # "Captain Lund thanked her brother, Nils Lund": the brother is not the captain.
+    names = forms(("Captain Lund", "person"), ("Nils Lund", "person"))
+    assert cluster_names(names) == [(0, 1)]
+    assert cluster_names(names, relatives=[1]) == [(0,), (1,)]
+    # "Nils Lund, her brother, whom everyone calls Nisse": a stated name is still his.
+    names = forms(("Nils Lund", "person"), ("Nisse", "person"))
+    assert cluster_names(names, stated=[(0, 1)], relatives=[0]) == [(0, 1)]

@@ -406,3 +406,16 @@ def test_a_title_and_surname_joins_the_namesake_its_words_point_to_however_famil
     assert isinstance(
         group_of(resolve_fact(silent, [(familiar, doctor)]), 0).decision, CreateAndReview
     )
+
+
+def test_a_relative_named_beside_a_title_of_the_same_surname_is_another_person():
+    content = "Captain Lund thanked her brother, Nils Lund, for the new jetty."
+    decisions = resolve_fact(
+        fact(
+            Mention(text="Captain Lund", type="person"),
+            Mention(text="Nils Lund", type="person"),
+            content=content,
+        ),
+        [(), ()],
+    )
+    assert group_of(decisions, 0) is not group_of(decisions, 1)

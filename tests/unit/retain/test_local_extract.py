@@ -548,6 +548,9 @@ def test_a_name_ner_cut_short_or_in_two_is_taken_whole(extractor: LocalExtractor
     ]:
         found = set().union(*(names(fact) for fact in facts(extractor, text)))
         assert name in found, (text, found)
+    # Nor is a verb opening the note, short as a particle: the name keeps NER's type.
+    [fact] = facts(extractor, "Met Anna Kowalski, the new tenant downstairs, at the bins.")
+    assert entity(fact, "Anna Kowalski").type == "person"
     # A role before a name is no part of it, whatever its capital.
     [fact] = facts(extractor, "Coach Tama Ruwhiu praised the forwards after the match.")
     assert "Tama Ruwhiu" in {e.text.removeprefix("Coach ") for e in fact.entities}
