@@ -7,6 +7,7 @@ mention, so the other is read from the text right after it:
 
 - ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets (``app.domain.aliases``: "also
   known as", "aka", "short for", "formerly", "简称", "又称"…): Y is an alias;
+- ``X (Y to her friends)``: who calls X so introduces Y as well;
 - ``X (Y)`` without an introducer: Y is an alias only when it abbreviates X (its letters and
   digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM") or is a
   clipped form of one of X's words, as most nicknames are (one capitalised word of at least
@@ -26,12 +27,13 @@ from __future__ import annotations
 
 import re
 
-from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.aliases import AUDIENCE, BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
 from app.domain.names import letters_in_order
 
 _INTRO = pattern((*BRACKET_WORDS, *CJK_WORDS))
 _BRACKET = re.compile(
-    r"\s*[(（]\s*(?P<intro>(?:" + _INTRO + r")\s*[:：,，]?\s*)?(?P<alias>[^()（）]{1,80}?)\s*[)）]",
+    r"\s*[(（]\s*(?P<intro>(?:" + _INTRO + r")\s*[:：,，]?\s*)?(?P<alias>[^()（）]{1,80}?)"
+    r"(?P<audience>\s+" + AUDIENCE + r")?\s*[)）]",
     re.IGNORECASE,
 )
 _INLINE = re.compile(
@@ -61,7 +63,8 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
         bracket = _BRACKET.match(text, after)
         if bracket is not None:
             alias = _clean(bracket["alias"])
-            if alias and (bracket["intro"] or _abbreviates(alias, name) or _clips(alias, name)):
+            stated = bracket["intro"] or bracket["audience"]
+            if alias and (stated or _abbreviates(alias, name) or _clips(alias, name)):
                 found.setdefault(alias)
             continue
         inline = _INLINE.match(text, after)

@@ -55,3 +55,10 @@ def test_a_nickname_quoted_inside_a_name_gives_the_formal_name_and_the_nickname_
     # Quoted words that are not a name, or a quote at the name's edge, state nothing.
     assert aliases_stated_for('Anna "the boss" Lee came.', 'Anna "the boss" Lee') == ()
     assert aliases_stated_for('"Bobby" Tanaka came.', '"Bobby" Tanaka') == ()
+
+
+def test_a_nickname_for_friends_in_brackets_is_stated() -> None:
+    text = "Anastasia (Nastya to her friends) showed me the meter."
+    assert aliases_stated_for(text, "Anastasia") == ("Nastya",)
+    # Without who calls her so, a bracket that is no short form of the name states nothing.
+    assert aliases_stated_for("Anastasia (Nastya) showed me the meter.", "Anastasia") == ()
