@@ -57,6 +57,7 @@ from app.resolve.scoring import (
     name_relation,
     neighbour_weight,
     recency,
+    shortening,
 )
 from app.resolve.topics import support as topic_support
 
@@ -439,8 +440,8 @@ def _maximal_conflict(
                 return number_conflict(s, f)
     stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
     ours = [f for f in maximal if f.compact not in stated_keys]
-    our_statements = [f for f in maximal if f.key in stated]
-    their_statements = [f for f in cand.maximal if f.key in cand.stated]
+    our_statements = _statement_family(maximal, stated)
+    their_statements = _statement_family(cand.maximal, cand.stated)
     known = (*maximal, *cand.forms)
     for s in ours:
         for f in cand.maximal:
@@ -452,6 +453,21 @@ def _maximal_conflict(
             if reason is not None and not spelled_alike(s, f, known):
                 return reason
     return None
+
+
+def _statement_family(maximal: Sequence[NameForm], stated: frozenset[str]) -> list[NameForm]:
+    """The names a statement made one person's: those stated, and those that lengthen one.
+
+    "Eleni (Lena to her friends)" states "Eleni" and "Lena"; "Eleni Papadopoulou", the same
+    Eleni's full name, belongs with them, so that "Mrs. Papadopoulou" is explained beside
+    "Lena" as it would be were no nickname stated. A nickname whose partner is not kept as
+    stated (a caller's or extractor's alias) was stated for one of its entity's names, which
+    one unknown: every name of the entity is its partner.
+    """
+    said = [f for f in maximal if f.key in stated]
+    if len(said) == 1:
+        return list(maximal)
+    return [f for f in maximal if f in said or any(shortening(g, f) for g in said)]
 
 
 def _explained_by_statement(

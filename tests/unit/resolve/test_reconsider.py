@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 import msgspec
+import pytest
 
 from app.domain.names import name_key
 from app.resolve.evidence import ViewCache
@@ -231,3 +232,19 @@ def test_two_entities_named_side_by_side_in_a_fact_are_not_merged_on_a_shared_na
     apart_farm = msgspec.structs.replace(farm, neighbours=farm.neighbours[1:], degree=1)
     apart_town = msgspec.structs.replace(town, neighbours=(), degree=0)
     assert isinstance(reconsider(apart_farm, [apart_town], changed_at=NOW), Merge)
+
+
+@pytest.mark.parametrize(
+    "stated", [("Nastya",), ("Anastasia", "Nastya")], ids=["alias alone", "with its partner"]
+)
+def test_a_stated_nickname_does_not_keep_out_a_title_of_the_persons_surname(
+    stated: tuple[str, ...],
+) -> None:
+    # "Anastasia (Nastya to her friends)": without the nickname "Mrs. Volkova" would join.
+    shop = Neighbour("shop", 2, count=2)
+    anastasia = msgspec.structs.replace(
+        ent("a", "Anastasia Volkova", "Anastasia", "Nastya", n=3, neighbours=(shop,)),
+        stated_names=tuple(name_key(s) for s in stated),
+    )
+    mrs = ent("m", "Mrs. Volkova", n=1, last_days_ago=0, neighbours=(shop,))
+    assert isinstance(reconsider(mrs, [anastasia], changed_at=NOW), Merge)
