@@ -467,7 +467,7 @@ def _statement_family(maximal: Sequence[NameForm], stated: frozenset[str]) -> li
     said = [f for f in maximal if f.key in stated]
     if len(said) == 1:
         return list(maximal)
-    return [f for f in maximal if f in said or any(shortening(g, f) for g in said)]
+    return [f for f in maximal if f in said or any(shortening(g, f) is not None for g in said)]
 
 
 def _explained_by_statement(
