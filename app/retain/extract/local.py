@@ -957,7 +957,11 @@ def _body_starts(plan: _Plan) -> set[int]:
 
 def _body_start(plan: _Plan, sentence_start: int) -> int:
     """Where the words of the sentence starting at ``sentence_start`` begin: after "Name: "."""
-    speaker = _speaker_of(plan, sentence_start)
+    return _after_prefix(_speaker_of(plan, sentence_start), sentence_start)
+
+
+def _after_prefix(speaker: _Speaker | None, sentence_start: int) -> int:
+    """Where a sentence of ``speaker``'s turn begins its words: after "Name: " if it opens it."""
     if speaker is not None and sentence_start == speaker.line_start:
         return speaker.body_start
     return sentence_start
@@ -1064,8 +1068,7 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
     waiting: list[_Sentence] = []  # slight sentences naming someone, before the first kept one
     for start, end in plan.sentences:
         speaker = _speaker_of(plan, start)
-        opens_turn = speaker is not None and start == speaker.line_start
-        body_start = speaker.body_start if speaker is not None and opens_turn else start
+        body_start = _after_prefix(speaker, start)
         sentence = _Sentence(start, end, speaker, body_start)
         if body_start >= end:
             continue
@@ -1073,16 +1076,22 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
         if _is_substantial(body, strict=strict):
             groups.append((sentence, [*waiting, sentence] if speaker is None else [sentence]))
             waiting = []
-        elif not _names_someone(plan, sentence, mention_starts):
             continue
-        elif plan.multi_turn and _is_whole_turn(plan, sentence) and _says_anything(body):
+        named = _mentions_within(plan, mention_starts, start, end)
+        if speaker is None:
+            if named and groups and groups[-1][0].speaker is None:
+                groups[-1][1].append(sentence)
+            elif named:
+                waiting.append(sentence)
+        elif (
+            plan.multi_turn
+            and _is_whole_turn(plan, sentence)
+            and (named or speaker.name.casefold() not in _ROLE_SPEAKERS)
+            and _says_anything(body)
+        ):
             groups.append((sentence, [sentence]))
-        elif speaker is not None:
-            continue  # "Thanks, Melanie!" in a turn names the one spoken to, not what it is about
-        elif groups and groups[-1][0].speaker is None:
-            groups[-1][1].append(sentence)
-        else:
-            waiting.append(sentence)
+        # Any other slight sentence of a turn mostly calls the one spoken to ("Thanks,
+        # Melanie!"), not what the turn is about: dropped.
     facts: list[ExtractedFact] = []
     for kept, sentences in groups:
         first, last = sentences[0], sentences[-1]
@@ -1096,21 +1105,9 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
     return facts
 
 
-def _names_someone(plan: _Plan, sentence: _Sentence, mention_starts: list[int]) -> bool:
-    """Whether a sentence names someone: a mention in it, or the speaker of a turn it is."""
-    speaker = sentence.speaker
-    if (
-        speaker is not None
-        and speaker.name.casefold() not in _ROLE_SPEAKERS
-        and _is_whole_turn(plan, sentence)
-    ):
-        return True
-    return bool(_mentions_within(plan, mention_starts, sentence.start, sentence.end))
-
-
 def _is_whole_turn(plan: _Plan, sentence: _Sentence) -> bool:
     """Whether a sentence opens its turn and ends it ("Hemi: looks great")."""
-    if sentence.speaker is None or sentence.body_start == sentence.start:
+    if sentence.body_start == sentence.start:
         return False
     line_end = plan.text.find("\n", sentence.start)
     return not plan.text[sentence.end : line_end if line_end >= 0 else None].strip()
