@@ -272,8 +272,8 @@ def test_a_relative_named_beside_a_title_of_the_family_name_is_another_entity(
 ) -> None:
     """ "Captain Lund thanked her brother, Nils Lund": the brother is not the captain, though
     within one note a title and surname beside a full name of that surname is taken for one
-    person ("Dr. Okafor … Ngozi Okafor"). Before, both names of the note ended on one entity,
-    which no settle could part again (a memory keeps one link per entity)."""
+    person ("Dr. Okafor … Ngozi Okafor"). Both names on one entity could not be parted by any
+    settle (a memory keeps one link per entity)."""
     for order in ([0, 1, 2], [2, 1, 0]):
         bank = f"siblings-{uuid.uuid4().hex[:8]}"
         assert http.put(f"/v1/default/banks/{bank}", json={"name": "s"}).status_code == 200
