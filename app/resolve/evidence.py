@@ -326,8 +326,8 @@ def score_candidate(
     if rejection is not None:
         return rejection
     c = cand.candidate
-    match = best_name(subject, cand.maximal, policy, unique_holder) or best_name(
-        subject, cand.forms, policy, unique_holder
+    match = best_name(subject, cand.maximal, policy, unique_holder, cand.stated) or best_name(
+        subject, cand.forms, policy, unique_holder, cand.stated
     )
     if match is None:
         return Rejection(c.entity_id, "no name relation")
@@ -476,14 +476,17 @@ def _explained_by_statement(
     """Whether ``name`` may differ from ``stated``, a name the text stated with others.
 
     A statement ("Robert Smith, whom everyone calls Bob") says its names are one person's, so
-    a name built from another of them ("Bob Smith") is no conflict with "Robert Smith". A name
-    that shares no word with the others is not explained by it: "Agnieszka Wróbel" still
-    conflicts with "Tadeusz Wróbel", stated with "Tadek" (spouses share a surname).
+    a name built from another of them ("Bob Smith") is no conflict with "Robert Smith". The
+    words it has that ``stated`` lacks must come from another of them: "Agnieszka Wróbel"
+    still conflicts with "Tadeusz Wróbel", stated with "Tadek" (spouses share a surname), and
+    "Tama Ngata" with "Hine Ngata", stated with "Coach Ngata" (the surname is what the
+    two names share, not what tells them apart).
     """
     if stated not in statements:
         return False
     words = set(name.words)
-    return any(other.key != stated.key and words & set(other.words) for other in statements)
+    own = words - set(stated.words) or words
+    return any(other.key != stated.key and own & set(other.words) for other in statements)
 
 
 def best_name(
@@ -491,12 +494,19 @@ def best_name(
     forms: Iterable[NameForm],
     policy: ResolutionPolicy,
     unique_holder: bool = False,
+    stated: frozenset[str] = frozenset(),
 ) -> NameMatch | None:
-    """The highest-scoring relation between a subject's names and ``forms`` (None: none)."""
+    """The highest-scoring relation between a subject's names and ``forms`` (None: none).
+
+    ``stated``: keys of names the text said the candidate goes by ("the girls call her Coach
+    Ngata"). A bare name or a title and surname written just so counts in full, as it does
+    for a sole holder: the text gave that form to this one, whoever else shares its word.
+    """
     best: NameMatch | None = None
     for s in subject.names:
         for f in forms:
-            match = name_relation(s, f, policy, unique_holder=unique_holder)
+            said = s.key == f.key and f.key in stated
+            match = name_relation(s, f, policy, unique_holder=unique_holder or said)
             if match is not None and (best is None or match.score > best.score):
                 best = match
     return best

@@ -561,14 +561,15 @@ def said_to_be(qualifiers: Iterable[Qualifier]) -> frozenset[str]:
     A role's head noun says it, the last word before a preposition: "mother of two" is a
     woman, "son's teacher" is not said to be anyone's son.
     """
-    out: set[str] = set()
-    for q in qualifiers:
-        if q.kind != "role":
-            continue
-        head = _HEAD_END.split(q.text.casefold(), maxsplit=1)[0].split()
-        if head and (kind := GENDERED_NOUNS.get(head[-1])) is not None:
-            out.add(kind)
-    return frozenset(out)
+    return frozenset(kind for q in qualifiers if (kind := _kin(q)) is not None)
+
+
+def _kin(q: Qualifier) -> str | None:
+    """The kind, man or woman, of a role whose head noun is kin ("her husband"); else None."""
+    if q.kind != "role":
+        return None
+    head = _HEAD_END.split(q.text.casefold(), maxsplit=1)[0].split()
+    return GENDERED_NOUNS.get(head[-1]) if head else None
 
 
 def content_words(text: str) -> tuple[str, ...]:
@@ -630,14 +631,17 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
 
     Per dimension present on both sides (places; who a person is: organisation, role,
     description): some pair must be compatible. A qualifier stated for one side only says
-    nothing against the other.
+    nothing against the other. Kin ("her husband, Tama") is left out: it says whose
+    relative a person is, which any job, place of work or habit goes with.
     """
     mine: dict[str, list[Qualifier]] = {}
     for q in ours:
-        mine.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
+        if _kin(q) is None:
+            mine.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
     other: dict[str, list[Qualifier]] = {}
     for q in theirs:
-        other.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
+        if _kin(q) is None:
+            other.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
     for dim in sorted(mine.keys() & other.keys()):
         if not any(compatible(a, b) for a in mine[dim] for b in other[dim]):
             kinds = sorted({q.kind for q in (*mine[dim], *other[dim])})

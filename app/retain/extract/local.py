@@ -62,6 +62,9 @@ _NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 # Letters of a particle that opens a name and that English happens to spell ("Te", "La").
 _PARTICLE_LENGTH = 3
 _POSSESSIVES = ("'s", "’s")
+# The rest of a list of names after its first ("Mele, Sione and I", "Ana, Rui Costa, and
+# Leo"): an interjection before a name spoken to ("Woah, Caroline, it sounds") is not one.
+_LIST_GOES_ON = re.compile(r"(?:,\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)+,?\s+(?:and|&)\s")
 # Fine tags of a verb (VB, VBD, VBZ...) or a modal (MD) right after a name: it acts.
 _VERB_TAG_PREFIXES = ("VB", "MD")
 # Fine tags of a finite verb right after a name: the name is its sentence's subject ("Rose
@@ -815,9 +818,11 @@ def _propn_mentions(
         at_start = start in sentence_starts
         if not at_start:
             mid_sentence.add(name.casefold())
-        # "Aoife's birthday.": what owns something is a name when English has no such word.
-        owner = text.startswith(_POSSESSIVES, end) and not _is_english(name, english)
-        candidates.append((start, end, name, at_start and start not in acting and not owner))
+        # "Aoife's birthday.", "Mele, Sione and I hung lanterns": what owns something, or
+        # opens a list of names, is a name when English has no such word.
+        leads = text.startswith(_POSSESSIVES, end) or _LIST_GOES_ON.match(text, end) is not None
+        named = leads and not _is_english(name, english)
+        candidates.append((start, end, name, at_start and start not in acting and not named))
     for start, end, name, at_start in candidates:
         single = " " not in name
         if at_start and single and name.casefold() not in mid_sentence | known:

@@ -364,3 +364,12 @@ def test_the_object_before_a_name_spoken_to_is_no_role() -> None:
     assert _keys(novak) == [("role", "gp")]
     [rosa] = _said("The ward pharmacist, Rosa Delgado, signed it.", ("Rosa Delgado", "person"))
     assert _keys(rosa) == [("role", "ward pharmacist")]
+
+
+def test_kin_is_no_conflict_with_what_a_person_does():
+    husband = (Qualifier("role", "husband", "husband"),)
+    guide = (Qualifier("description", "know every track", "knows every track"),)
+    landlord = (Qualifier("role", "landlord", "the landlord"),)
+    assert conflict(husband, guide) is None
+    assert conflict(landlord, husband) is None
+    assert conflict(landlord, guide) is not None

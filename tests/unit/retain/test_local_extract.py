@@ -579,6 +579,16 @@ def test_an_unknown_word_opening_a_sentence_acts_after_an_adverb(extractor: Loca
     assert fact.entities == ()
 
 
+def test_an_unknown_word_opening_a_list_of_names_is_a_name(extractor: LocalExtractor) -> None:
+    fact = facts(extractor, "Rain all day. Linh, Pita and I played cards.")[-1]
+    assert {"Linh", "Pita"} <= names(fact)
+    fact = facts(extractor, "Rain all day. Thuy, Mele, and I played cards in the hall.")[-1]
+    assert {"Thuy", "Mele"} <= names(fact)
+    # An interjection before a name spoken to opens no list.
+    [fact] = facts(extractor, "Melanie: Woah, Caroline, it sounds like impressive work.")
+    assert "Woah" not in names(fact)
+
+
 def test_a_capitalised_word_after_to_is_a_place(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Drove to Deal with Hemi to collect timber.")
     assert {"Deal", "Hemi"} <= names(fact)
