@@ -421,26 +421,25 @@ def test_a_relative_named_beside_a_title_of_the_same_surname_is_another_person()
     assert group_of(decisions, 0) is not group_of(decisions, 1)
 
 
-def test_a_title_and_surname_is_no_guess_between_spouses_though_one_was_stated_with_a_title():
-    # "the girls call her Coach Ngata": her names are stated; the surname is all that her
-    # husband's full name shares with them, so he is still a holder of another name.
+def spouses() -> tuple[Candidate, Candidate]:
+    """A wife the text gave a title of office ("the girls call her Coach Ngata"), her husband."""
     coach = msgspec.structs.replace(
         cand("hine", "Hine Ngata", "Coach Ngata", n=3, days_ago=5),
         stated_names=(name_key("Hine Ngata"), name_key("Coach Ngata")),
     )
-    husband = cand("tama", "Tama Ngata", "Tama", n=3, days_ago=5)
-    decision = one(Mention(text="Mr. Ngata", type="person"), coach, husband)
+    return coach, cand("tama", "Tama Ngata", "Tama", n=3, days_ago=5)
+
+
+def test_a_title_and_surname_is_no_guess_between_spouses_though_one_was_stated_with_a_title():
+    # Her names are stated; the surname is all that her husband's full name shares with
+    # them, so he is still a holder of another name.
+    decision = one(Mention(text="Mr. Ngata", type="person"), *spouses())
     assert isinstance(decision, CreateAndReview)
     assert {e.entity_id for e in decision.evidence} == {"hine", "tama"}
 
 
 def test_a_title_and_surname_stated_for_one_spouse_joins_her_though_both_bear_the_surname():
-    # "the girls call her Coach Ngata": the text gave that form to her, not to her husband.
-    coach = msgspec.structs.replace(
-        cand("hine", "Hine Ngata", "Coach Ngata", n=3, days_ago=5),
-        stated_names=(name_key("Hine Ngata"), name_key("Coach Ngata")),
-    )
-    husband = cand("tama", "Tama Ngata", "Tama", n=3, days_ago=5)
-    decision = one(Mention(text="Coach Ngata", type="person"), coach, husband)
+    # The text gave that form to her, not to her husband.
+    decision = one(Mention(text="Coach Ngata", type="person"), *spouses())
     assert isinstance(decision, Merge)
     assert decision.entity_id == "hine"
