@@ -53,12 +53,7 @@ def cluster_names(
     firm = frozenset(range(n)) - frozenset(guessed)
     kin = frozenset(relatives)
     conflicts = [
-        [
-            _conflict(forms, i, j, stated_pairs, firm)
-            or (i != j and bool({i, j} & kin) and frozenset((i, j)) not in stated_pairs)
-            for j in range(n)
-        ]
-        for i in range(n)
+        [_conflict(forms, i, j, stated_pairs, firm, kin) for j in range(n)] for i in range(n)
     ]
     links: list[tuple[float, int, int]] = []
     for i in range(n):
@@ -94,11 +89,18 @@ def cluster_names(
 
 
 def _conflict(
-    forms: Sequence[NameForm], i: int, j: int, stated: set[frozenset[int]], firm: frozenset[int]
+    forms: Sequence[NameForm],
+    i: int,
+    j: int,
+    stated: set[frozenset[int]],
+    firm: frozenset[int],
+    kin: frozenset[int],
 ) -> bool:
     if i == j:
         return False
     pair = frozenset((i, j))
+    if pair & kin and pair not in stated:
+        return True  # kin links only to a name stated to be it (``cluster_names``)
     if pair in stated and not pair <= firm:
         return name_conflict(forms[i], forms[j], stated=True) is not None
     return pair_conflict(forms[i], forms[j], stated=pair in stated) is not None

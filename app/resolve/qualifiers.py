@@ -634,14 +634,8 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
     nothing against the other. Kin ("her husband, Tama") is left out: it says whose
     relative a person is, which any job, place of work or habit goes with.
     """
-    mine: dict[str, list[Qualifier]] = {}
-    for q in ours:
-        if _kin(q) is None:
-            mine.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
-    other: dict[str, list[Qualifier]] = {}
-    for q in theirs:
-        if _kin(q) is None:
-            other.setdefault(_DIMENSIONS.get(q.kind, q.kind), []).append(q)
+    mine = _by_dimension(ours)
+    other = _by_dimension(theirs)
     for dim in sorted(mine.keys() & other.keys()):
         if not any(compatible(a, b) for a in mine[dim] for b in other[dim]):
             kinds = sorted({q.kind for q in (*mine[dim], *other[dim])})
@@ -653,14 +647,22 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
     return None
 
 
+def _by_dimension(qualifiers: Iterable[Qualifier]) -> dict[str, list[Qualifier]]:
+    """A side's qualifiers by what they say (``_DIMENSIONS``), kin left out (``conflict``)."""
+    out: dict[str, list[Qualifier]] = {}
+    for q in qualifiers:
+        if _kin(q) is None:
+            out.setdefault(_dimension(q), []).append(q)
+    return out
+
+
+def _dimension(q: Qualifier) -> str:
+    return _DIMENSIONS.get(q.kind, q.kind)
+
+
 def shared(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> tuple[Qualifier, ...]:
     """The qualifiers of ``ours`` that a qualifier of ``theirs`` is compatible with."""
     theirs = list(theirs)
     return tuple(
-        q
-        for q in ours
-        if any(
-            _DIMENSIONS.get(q.kind, q.kind) == _DIMENSIONS.get(t.kind, t.kind) and compatible(q, t)
-            for t in theirs
-        )
+        q for q in ours if any(_dimension(q) == _dimension(t) and compatible(q, t) for t in theirs)
     )

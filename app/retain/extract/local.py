@@ -58,7 +58,7 @@ _EXCLUDED_PIPES = (
 )
 _UNRUN_PIPES = ("lemmatizer",)
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
-_NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+_NOUN_TAGS = _PROPER_NOUN_TAGS | {"NN", "NNS"}
 # Letters of a particle that opens a name and that English happens to spell ("Te", "La").
 _PARTICLE_LENGTH = 3
 _POSSESSIVES = ("'s", "’s")
