@@ -138,6 +138,14 @@ GENDERED_NOUNS = {
         "stepmother", "stepdaughter", "stepsister", "widow",
     ), "woman"),
 }  # fmt: skip
+# Nouns that say how a person stands to another in private life, as kin does, without saying
+# man or woman: a relation any job, workplace or habit goes with ("my flatmate, Ada" who "works
+# at the pharmacy").
+RELATION_NOUNS = frozenset((
+    "cousin", "sibling", "parent", "child", "kid", "grandchild", "grandparent", "spouse",
+    "partner", "fiance", "fiancé", "fiancee", "fiancée", "godparent", "godchild", "friend",
+    "neighbour", "neighbor", "flatmate", "roommate", "housemate",
+))  # fmt: skip
 # The kinds of ``ADDRESS_TITLES`` that ``GENDERED_NOUNS`` can contradict.
 GENDER_KINDS = frozenset({"man", "woman"})
 # Trailing tokens that are generational or academic suffixes of a person's name.

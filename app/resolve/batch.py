@@ -20,10 +20,18 @@ from app.domain.names import index_keys, name_form, name_key, type_class
 from app.resolve.decide import resolve_fact
 from app.resolve.evidence import ContextRef
 from app.resolve.guards import type_conflict
-from app.resolve.model import Candidate, CreateAndReview, FactMentions, Mention, Merge, Review
+from app.resolve.model import (
+    Candidate,
+    CreateAndReview,
+    FactMentions,
+    Mention,
+    Merge,
+    Reconsideration,
+    Review,
+)
 from app.resolve.reconsider import may_merge, reconsider
 from app.resolve.scoring import ResolutionPolicy, hub_degree, name_relation, neighbour_weight
-from app.resolve.topics import topic_words
+from app.resolve.topics import title_word, topic_words
 from app.resolve.working_set import ReviewRecord, WorkingSet
 
 # Re-evaluation rounds per touched entity (a merge re-queues the survivor).
@@ -109,6 +117,7 @@ def resolve_one(
         if ws.read_topics
         else frozenset()
     )
+    titles = tuple(title_word(m.text) for m in mentions) if ws.read_topics else ()
     # How alike the fact is to each candidate's facts, where a settle embedded the block's facts.
     likeness = (
         {}
@@ -132,6 +141,7 @@ def resolve_one(
             given_ids=tuple(fixed[i] if fixed[i] in ws.entities else "" for i in sorted(fixed)),
             later=fact.later,
             topics=topics,
+            titles=titles,
             likeness=likeness,
         ),
         candidates,
@@ -179,7 +189,10 @@ def resolve_one(
         for i in group.mentions:
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
-    ws.note_topics([a for a in assigned if a], topics)
+    for i, eid in enumerate(assigned):
+        title = title_word(fact.mentions[i].text) if eid and ws.read_topics else None
+        if eid:
+            ws.note_topics([eid], topics | {title} if title else topics)
     if fact.memory_id is not None:
         ws.note_fact([a for a in assigned if a], fact.memory_id)
     # ``resolve_entities: false`` promises exact match or a new entity: what such a mention
@@ -196,24 +209,30 @@ def _fixed_ref(ws: WorkingSet, eid: str) -> ContextRef:
 
 
 def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> None:
-    """Re-evaluate each changed entity against its own candidates until nothing merges."""
+    """Re-evaluate each changed entity against its own candidates until nothing merges.
+
+    A merge must be the partner's choice too, among what the partner's names find: "Mrs.
+    Aydin" is found by "Kerem Aydin", and was a tie of "Kerem Aydin" and "Elif Aydin" when
+    it was read; from Kerem's side alone, Elif is out of sight.
+    """
     queue = list(touched)
     budget = RECONSIDER_ROUNDS * max(1, len(touched))
     while queue and budget > 0:
         budget -= 1
         eid = ws.final(queue.pop(0))
-        # Names only: the same until a name changes, whatever else the batch changed.
-        others = ws.names_memo(("reconsider", eid), partial(_mergeable_others, ws, eid))
-        if not others:
-            continue
-        result = reconsider(
-            ws.candidate(eid),
-            [ws.candidate(i) for i in others],
-            ws.policy,
-            changed_at=at,
-            bank_entities=ws.bank_entities,
-            views=ws.views,
-        )
+        result = _reconsider(ws, eid, at)
+        if isinstance(result, Merge):
+            back = _reconsider(ws, result.entity_id, at)
+            if isinstance(back, Review) or (
+                isinstance(back, Merge) and ws.final(back.entity_id) != eid
+            ):
+                result = (
+                    back
+                    if isinstance(back, Review)
+                    else Review(
+                        reason="partner prefers another entity", evidence=(result.evidence,)
+                    )
+                )
         if isinstance(result, Merge):
             # The entity with more mentions survives (ties: the smaller id, for determinism).
             keep, gone = sorted(
@@ -230,6 +249,25 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
                     evidence=result.evidence,
                 )
             )
+
+
+def _reconsider(ws: WorkingSet, eid: str, at: datetime) -> Reconsideration | None:
+    """``reconsider`` for ``eid`` against the entities its names find; None: none may merge."""
+    # Names only: the same until a name changes, whatever else the batch changed.
+    others = ws.names_memo(("reconsider", eid), partial(_mergeable_others, ws, eid))
+    if not others:
+        return None
+    return reconsider(
+        ws.candidate(eid),
+        [ws.candidate(i) for i in others],
+        ws.policy,
+        changed_at=at,
+        bank_entities=ws.bank_entities,
+        views=ws.views,
+        # The likeness a first pass weighed for the entity's facts, so a tie it found between
+        # namesakes is not settled here by company alone.
+        likeness={o: like for o in others if (like := ws.entity_likeness(eid, o)) is not None},
+    )
 
 
 def _mergeable_others(ws: WorkingSet, eid: str) -> tuple[str, ...]:

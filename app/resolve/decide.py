@@ -220,7 +220,7 @@ def _groups(
             qualifiers=tuple(
                 sorted({q for c in cluster for q in _stated(said[c], everyone[live[c]])})
             ),
-            topics=fact.topics,
+            topics=fact.topics | {t for i in idx if (t := _title(fact, i))},
             likeness=fact.likeness,
             type_guessed=all(mentions[i].type_guessed for i in idx if mentions[i].type),
             apart=apart,
@@ -379,3 +379,8 @@ def _confidence(decision: Decision, gi: int) -> tuple[int, float, int]:
     if isinstance(decision, CreateAndReview):
         return (1, decision.evidence[0].score, -gi)
     return (0, 0.0, -gi)
+
+
+def _title(fact: FactMentions, i: int) -> str | None:
+    """The title mention ``i`` of the fact opens with, where topics are read."""
+    return fact.titles[i] if i < len(fact.titles) else None

@@ -103,7 +103,8 @@ class Subject(msgspec.Struct, frozen=True, kw_only=True):
     qualifiers: tuple[Qualifier, ...] = ()
     # The topic words of the subject's fact (``topics``).
     topics: frozenset[str] = frozenset()
-    # How alike the subject's fact is to each candidate's facts (``FactMentions.likeness``).
+    # How alike the subject's fact (an entity's facts, in ``reconsider``) is to each
+    # candidate's facts (``FactMentions.likeness``).
     likeness: Mapping[str, float] = msgspec.field(default_factory=dict)
     # The subject's type is a local model's guess (NER): evidence, not a guard. spaCy calls
     # one name a person in one sentence and an organisation in the next.

@@ -141,7 +141,10 @@ def _rewritten_alignment(
     ``rewrite(words, other)`` gives ``words`` written as ``other`` writes them (a run of words
     as the initials ``other`` has, a contraction as the word ``other`` has) and how many it
     rewrote; each rewrite counts as an initial, not an exact word. None when nothing was
-    rewritten or the result does not align.
+    rewritten or the result does not align, and when a word is left out with no word written
+    alike on both sides: a rewrite and a dropped word are two relaxations on one pair, and
+    "Joaquín" read as a contraction "jin" of "Hye-jin" is no name relation ("MS Word" /
+    "Microsoft Word" keep "word").
     """
     (words_a, count_a), (words_b, count_b) = rewrite(a, b), rewrite(b, a)
     count = count_a + count_b
@@ -150,9 +153,10 @@ def _rewritten_alignment(
     found = _align(words_a, words_b, typos, initial)
     if found is None:
         return None
-    return msgspec.structs.replace(
-        found, exact=found.exact - count, initials=found.initials + count
-    )
+    exact = found.exact - count
+    if found.unmatched_long and exact <= 0:
+        return None
+    return msgspec.structs.replace(found, exact=exact, initials=found.initials + count)
 
 
 # The longest run of words read as one word's initials ("VS" of "Visual Studio").

@@ -111,6 +111,9 @@ class FactMentions(msgspec.Struct, frozen=True, kw_only=True):
     given_ids: tuple[str, ...] = ()
     # The fact's topic words (``topics``): evidence between namesakes.
     topics: frozenset[str] = frozenset()
+    # The title each of ``mentions`` opens with (``topics.title_word``), a topic word of its
+    # own mention only; empty when topics are not read.
+    titles: tuple[str | None, ...] = ()
     # How alike the fact is to each candidate's facts (entity id → mean cosine of their
     # embeddings; a settle only): evidence between namesakes (``evidence.alike_pick``).
     likeness: Mapping[str, float] = msgspec.field(default_factory=dict)

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from app.domain.names import GENDERED_NOUNS, name_form, name_key, type_class
+from app.domain.names import GENDERED_NOUNS, RELATION_NOUNS, name_form, name_key, type_class
 from app.domain.words import related
 from app.resolve.guards import align_words
 
@@ -566,10 +566,22 @@ def said_to_be(qualifiers: Iterable[Qualifier]) -> frozenset[str]:
 
 def _kin(q: Qualifier) -> str | None:
     """The kind, man or woman, of a role whose head noun is kin ("her husband"); else None."""
+    head = _role_head(q)
+    return GENDERED_NOUNS.get(head) if head else None
+
+
+def _relation(q: Qualifier) -> bool:
+    """Whether a role says how a person stands to another: kin, a friend, a flatmate."""
+    head = _role_head(q)
+    return head is not None and (head in GENDERED_NOUNS or head in RELATION_NOUNS)
+
+
+def _role_head(q: Qualifier) -> str | None:
+    """A role's head noun, its last word before a preposition ("mother" of "mother of two")."""
     if q.kind != "role":
         return None
     head = _HEAD_END.split(q.text.casefold(), maxsplit=1)[0].split()
-    return GENDERED_NOUNS.get(head[-1]) if head else None
+    return head[-1] if head else None
 
 
 def content_words(text: str) -> tuple[str, ...]:
@@ -631,8 +643,9 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
 
     Per dimension present on both sides (places; who a person is: organisation, role,
     description): some pair must be compatible. A qualifier stated for one side only says
-    nothing against the other. Kin ("her husband, Tama") is left out: it says whose
-    relative a person is, which any job, place of work or habit goes with.
+    nothing against the other. A relation ("her husband, Tama", "my flatmate, Ada") is left
+    out: it says how a person stands to someone, which any job, place of work or habit goes
+    with.
     """
     mine = _by_dimension(ours)
     other = _by_dimension(theirs)
@@ -648,10 +661,10 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
 
 
 def _by_dimension(qualifiers: Iterable[Qualifier]) -> dict[str, list[Qualifier]]:
-    """A side's qualifiers by what they say (``_DIMENSIONS``), kin left out (``conflict``)."""
+    """A side's qualifiers by what they say (``_DIMENSIONS``), relations left out (``conflict``)."""
     out: dict[str, list[Qualifier]] = {}
     for q in qualifiers:
-        if _kin(q) is None:
+        if not _relation(q):
             out.setdefault(_dimension(q), []).append(q)
     return out
 

@@ -10,7 +10,7 @@ in the indexes, and the same guards and signals decide whether the pair now merg
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -96,6 +96,7 @@ def reconsider(
     changed_at: datetime | None = None,
     bank_entities: int = 0,
     views: ViewCache | None = None,
+    likeness: Mapping[str, float] | None = None,
 ) -> Reconsideration:
     """Re-evaluate an entity whose evidence changed (a new name or neighbour) against others.
 
@@ -108,7 +109,8 @@ def reconsider(
     choice among ``entity`` and ``others``, without a namesake tie; otherwise the pair goes
     to review. Neighbour lists must be complete for both sides (or ``neighbour_mass`` set).
     ``views``: where the views of candidate objects seen before are kept (the same answer,
-    derived once).
+    derived once). ``likeness``: how alike ``entity``'s facts are to each other's, where a
+    settle embedded them (``Subject.likeness``), as for a mention of its fact.
     """
     if entity.is_label:
         return KeepApart(reason="controlled vocabulary: never merged by resolution")
@@ -128,7 +130,9 @@ def reconsider(
     hub = hub_degree(bank_entities, policy)
     own = derive(entity, policy, hub)
     subject = msgspec.structs.replace(
-        entity_subject(entity, policy, hub, own), changed_at=changed_at
+        entity_subject(entity, policy, hub, own),
+        changed_at=changed_at,
+        likeness=dict(likeness or {}),
     )
     pool_views = {o.entity_id: derive(o, policy, hub) for o in pool}
     ranked, rejected = rank(subject, pool_views.values(), policy)

@@ -5,11 +5,12 @@ patient" names neither by a qualifier, yet "patient" recurs in the anaesthetist'
 never in the potter's. A fact's topic words are its lower-case content words: capitalised
 words are names or sentence openings, except an initialism no mention claims ("the ICU
 ward"); the mentions' own words are left out, except a title ("Coach Varga" says "coach" of
-its person). Each word shared by a mention's fact and a candidate's facts counts
-``ResolutionPolicy.topic_word`` of context: two are as much as shared company, one is not.
-A word weighs the same whatever else a settle replays: one settle covers the writes of up
-to two seconds (decision 0018), and a weight counted over its block would make what a name's
-own facts say depend on the pace of the writes (decision 0035). Only a settle reads topics (a
+its person, and of no other person of the fact: ``title_word``). Each word shared by a
+mention's fact and a candidate's facts counts ``ResolutionPolicy.topic_word`` of context:
+two are as much as shared company, one is not. A word weighs the same whatever else a settle
+replays: one settle covers the writes of up to two seconds (decision 0018), and a weight
+counted over its block would make what a name's own facts say depend on the pace of the
+writes (decision 0035). Only a settle reads topics (a
 first pass sees a few facts, not a name's). Pure: no I/O.
 """
 
@@ -55,10 +56,6 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
     words: set[str] = set()
     for surface in sorted({s for s in surfaces if s}, key=len, reverse=True):
         masked = masked.replace(surface, " ")
-        # A title says what the person is ("Coach Varga" and "the head coach" share "coach").
-        tokens = name_tokens(name_key(surface))
-        if len(tokens) > 1 and tokens[0] in PERSON_TITLES and len(tokens[0]) >= 4:
-            words.add(tokens[0])
     for m in _WORD.finditer(masked):
         if _ACRONYM.fullmatch(m.group()):
             # An initialism no mention claimed says what the fact is about ("the ICU ward").
@@ -70,6 +67,18 @@ def topic_words(content: str, surfaces: Iterable[str]) -> frozenset[str]:
             if len(word) >= 4 and word not in _COMMON:
                 words.add(word)
     return frozenset(words)
+
+
+def title_word(surface: str) -> str | None:
+    """The title a person's name opens with, a topic word of that person only, or None.
+
+    "Coach Varga" and "the head coach" share "coach"; in "Captain Lind thanked her brother,
+    Ole Lind", "captain" says nothing of Ole.
+    """
+    tokens = name_tokens(name_key(surface))
+    if len(tokens) > 1 and tokens[0] in PERSON_TITLES and len(tokens[0]) >= 4:
+        return tokens[0]
+    return None
 
 
 def support(

@@ -484,6 +484,18 @@ class WorkingSet:
             return None
         return float(vector @ others) / count
 
+    def entity_likeness(self, eid: str, other: str) -> float | None:
+        """How alike two entities' facts are: the mean cosine over every pair of their facts.
+
+        For an entity of one fact, that fact's ``likeness`` to ``other``. None as there.
+        """
+        e, o = self.entities.get(eid), self.entities.get(other)
+        if e is None or o is None or e.fact_sum is None or o.fact_sum is None:
+            return None
+        if len(o.facts) < max(1, self.policy.alike_min_facts):
+            return None
+        return float(e.fact_sum @ o.fact_sum) / (len(e.facts) * len(o.facts))
+
     def touch(
         self, eid: str, at: datetime, mention_type: str | None = None, *, guessed: bool = False
     ) -> None:

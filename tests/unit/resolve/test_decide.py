@@ -380,7 +380,7 @@ def test_a_namesake_ruled_out_by_a_qualifier_does_not_hand_the_mention_to_the_ot
                 Mention(text="Hillside Surgery", type="organization"),
                 content="Dr. Novak at Hillside Surgery referred her to physio.",
             ),
-            topics={"physio": 1.0},
+            topics=frozenset({"physio"}),
         ),
         [(msgspec.structs.replace(ivana, topics=frozenset({"physio"})), peter), ()],
     )
@@ -396,13 +396,13 @@ def test_a_title_and_surname_joins_the_namesake_its_words_point_to_however_famil
         mentions=(Mention(text="Dr. Varga", type="person"),),
         at=NOW,
         content="Dr. Varga retested my hearing.",
-        topics={"hearing": 0.5},
+        topics=frozenset({"hearing"}),
     )
     decision = group_of(resolve_fact(mention, [(familiar, doctor)]), 0).decision
     assert isinstance(decision, Merge)
     assert decision.entity_id == "ilse"
     # Nothing said of either: the familiar one is no more this Dr. Varga than the other.
-    silent = msgspec.structs.replace(mention, topics={})
+    silent = msgspec.structs.replace(mention, topics=frozenset())
     assert isinstance(
         group_of(resolve_fact(silent, [(familiar, doctor)]), 0).decision, CreateAndReview
     )

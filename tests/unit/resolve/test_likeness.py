@@ -109,3 +109,31 @@ def test_a_holder_known_by_one_fact_is_not_compared() -> None:
     assert ws.likeness("c", one) is None  # one sentence is not what a person's facts are about
     ws.note_fact([one], "b")
     assert ws.likeness("c", one) == pytest.approx(np.sqrt(0.5))
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_tie_of_namesakes_is_not_settled_by_company_when_one_of_them_is_re_evaluated(
+    order: int,
+) -> None:
+    # "Mrs. Rua" keeps the husband's company and is about the wife's kitchen: a tie when read.
+    # When the husband's entity is re-evaluated later, his names find her, not his wife.
+    def said(day: int, content: str, *names: str) -> FactInput:
+        typed = [(n, "organization" if n == "Pine Club" else "person") for n in names]
+        return FactInput(
+            mentions=tuple(Mention(text=n, type=t) for n, t in typed),
+            at=T0 + timedelta(days=day),
+            content=content,
+            memory_id=f"m{day:03d}",
+        )
+
+    facts = [
+        said(1, "Tane Rua won a chess game at the Pine Club.", "Tane Rua", "Pine Club"),
+        said(2, "Mere Rua repainted the kitchen.", "Mere Rua"),
+        said(3, "Tane Rua played chess at the Pine Club again.", "Tane Rua", "Pine Club"),
+        said(4, "Mere Rua fixed the kitchen tap.", "Mere Rua"),
+        said(5, "Mrs. Rua cleaned the kitchen at the Pine Club.", "Mrs. Rua", "Pine Club"),
+        said(6, "Tane Rua taught a rook endgame at the Pine Club.", "Tane Rua", "Pine Club"),
+    ]
+    found = identities(facts[::order], embed)
+    assert frozenset({"m005:Mrs. Rua"}) in found
+    assert frozenset({"m001:Tane Rua", "m003:Tane Rua", "m006:Tane Rua"}) in found

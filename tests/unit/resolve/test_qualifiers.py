@@ -373,3 +373,16 @@ def test_kin_is_no_conflict_with_what_a_person_does():
     assert conflict(husband, guide) is None
     assert conflict(landlord, husband) is None
     assert conflict(landlord, guide) is not None
+
+
+def test_a_friend_flatmate_or_cousin_is_no_conflict_with_a_job():
+    (flatmate,) = qualifiers_in(
+        "My flatmate, Dorota Wilk, drove me in.", ["Dorota Wilk"], ["person"]
+    )
+    (bakery,) = qualifiers_in("Dorota works at the bakery on the square.", ["Dorota"], ["person"])
+    assert flatmate and bakery
+    assert conflict(flatmate, bakery) is None
+    for relation in ("flatmate", "cousin", "best friend", "next-door neighbour"):
+        assert conflict((Qualifier("role", relation, relation),), bakery) is None
+    # Two jobs are still two people.
+    assert conflict((Qualifier("role", "dentist", "the dentist"),), bakery) is not None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from app.resolve.batch import resolve_one
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.scoring import DEFAULT_POLICY
-from app.resolve.topics import support, topic_words
+from app.resolve.topics import support, title_word, topic_words
+from app.resolve.working_set import WorkingSet
 from tests.unit.resolve.test_settle import fact, partition
 
 
@@ -54,9 +56,26 @@ def test_numbers_and_ordinals_say_how_many_not_what_about() -> None:
     assert words == {"hamper"}
 
 
-def test_a_title_says_what_its_person_is() -> None:
+def test_a_title_says_what_its_person_is_and_nothing_of_another() -> None:
     words = topic_words("Coach Varga moved the drills to Friday.", ["Coach Varga", "Friday"])
-    assert words == {"coach", "moved", "drill"}
+    assert words == {"moved", "drill"}
+    assert title_word("Coach Varga") == "coach"
+    assert title_word("Varga") is None
+    assert title_word("Dr. Varga") is None  # too short to say what someone does
+    ws = WorkingSet()
+    ws.read_topics = True  # as in a settle
+    resolve_one(
+        ws,
+        fact(
+            1,
+            "Captain Lind thanked her brother, Ole Lind, for the new jetty.",
+            ("Captain Lind", "person"),
+            ("Ole Lind", "person"),
+        ),
+    )
+    topics = {sorted(e.names)[0]: e.topics for e in ws.entities.values()}
+    assert topics["captain lind"] == {"thanked", "brother", "jetty", "captain"}
+    assert topics["ole lind"] == {"thanked", "brother", "jetty"}
 
 
 def test_an_initialism_no_mention_claims_is_a_topic_word() -> None:
