@@ -213,7 +213,9 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
 
     A merge must be the partner's choice too, among what the partner's names find: "Mrs.
     Aydin" is found by "Kerem Aydin", and was a tie of "Kerem Aydin" and "Elif Aydin" when
-    it was read; from Kerem's side alone, Elif is out of sight.
+    it was read; from Kerem's side alone, Elif is out of sight. Where the partner sees a
+    rival of this entity or prefers another, the pair goes to review. A partner that is merely
+    less sure (salience is the larger entity's) agrees.
     """
     queue = list(touched)
     budget = RECONSIDER_ROUNDS * max(1, len(touched))
@@ -223,15 +225,13 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
         result = _reconsider(ws, eid, at)
         if isinstance(result, Merge):
             back = _reconsider(ws, result.entity_id, at)
-            if isinstance(back, Review) or (
-                isinstance(back, Merge) and ws.final(back.entity_id) != eid
+            if isinstance(back, Review) and any(
+                ws.final(e.entity_id) != eid for e in back.evidence
             ):
-                result = (
-                    back
-                    if isinstance(back, Review)
-                    else Review(
-                        reason="partner prefers another entity", evidence=(result.evidence,)
-                    )
+                result = back  # the partner sees a rival of this entity: a tie, not a merge
+            elif isinstance(back, Merge) and ws.final(back.entity_id) != eid:
+                result = Review(
+                    reason="partner prefers another entity", evidence=(result.evidence,)
                 )
         if isinstance(result, Merge):
             # The entity with more mentions survives (ties: the smaller id, for determinism).

@@ -835,8 +835,9 @@ def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) 
 
     The tagger calls such a word a common noun, singular or plural ("Þorsteinn" ends as
     plurals do), or a proper noun; an adverb may stand between it and its verb ("Þorsteinn
-    still goes out on the boat"). Words English has in another form ("Volunteers",
-    "Networking") and pronouns ("Everything else faded") are no names.
+    still goes out on the boat"), and its hyphenated rest may ("Hye-jin sent photos"). Words
+    English has in another form ("Volunteers", "Networking") and pronouns ("Everything else
+    faded") are no names.
     """
     if not english:
         return set()
@@ -848,7 +849,7 @@ def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) 
             and token.is_alpha
             and not token.is_stop
             and token.text[:1].isupper()
-            and _verb_follows(doc, token.i + 1)
+            and _verb_follows(doc, _hyphenated_end(doc, token.i) + 1)
             and not any(_is_english(form, english) for form in _base_forms(token.text))
             and token.text.casefold() not in _NOT_NAMES
         ):
@@ -930,12 +931,17 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
     acting: set[int] = set()
     run_start = -1
     run_end = -1
+    joined_to = -1  # the last token of a hyphenated word the run has taken in
     for token in doc:
+        if token.i <= joined_to:
+            continue
         proper = token.tag_ in _PROPER_NOUN_TAGS or token.idx in also
         if proper and token.text[:1].isupper():
             if run_start < 0:
                 run_start = token.idx
-            run_end = token.idx + len(token.text)
+            # A subject unknown to English is read with its hyphenated rest ("Hye-jin").
+            joined_to = _hyphenated_end(doc, token.i) if token.idx in also else token.i
+            run_end = doc[joined_to].idx + len(doc[joined_to].text)
         elif run_start >= 0:
             runs.append((run_start, run_end))
             # A verb, or "and" before the rest of a subject ("Łukasz and the kids will join").
@@ -945,6 +951,22 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
     if run_start >= 0:
         runs.append((run_start, run_end))
     return runs, acting
+
+
+def _hyphenated_end(doc: Any, index: int) -> int:
+    """The last token of the word that opens at ``index``, its hyphenated parts and all.
+
+    The tagger splits "Hye-jin" into "Hye", "-" and "jin".
+    """
+    while (
+        index + 2 < len(doc)
+        and not doc[index].whitespace_
+        and doc[index + 1].text in _HYPHENS
+        and not doc[index + 1].whitespace_
+        and doc[index + 2].is_alpha
+    ):
+        index += 2
+    return index
 
 
 def _strip_leading_non_names(text: str, start: int, end: int) -> tuple[int, int]:

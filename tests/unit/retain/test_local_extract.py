@@ -589,6 +589,18 @@ def test_an_unknown_word_opening_a_list_of_names_is_a_name(extractor: LocalExtra
     assert "Woah" not in names(fact)
 
 
+def test_a_hyphenated_name_unknown_to_english_opening_a_sentence_is_a_name(
+    extractor: LocalExtractor,
+) -> None:
+    fact = facts(extractor, "Rain all day. Ye-rim phoned from the airport.")[-1]
+    assert names(fact) == {"Ye-rim"}
+    fact = facts(extractor, "Rain all day. Seo-yeon still writes every week.")[-1]
+    assert names(fact) == {"Seo-yeon"}
+    # An English word with its hyphenated rest is no name for opening a sentence.
+    fact = facts(extractor, "Rain all day. Dairy-free is a must for the party.")[-1]
+    assert names(fact) == set()
+
+
 def test_a_capitalised_word_after_to_is_a_place(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Drove to Deal with Hemi to collect timber.")
     assert {"Deal", "Hemi"} <= names(fact)
