@@ -190,8 +190,8 @@ def resolve_one(
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
     for i, eid in enumerate(assigned):
-        title = title_word(fact.mentions[i].text) if eid and ws.read_topics else None
         if eid:
+            title = title_word(fact.mentions[i].text) if ws.read_topics else None
             ws.note_topics([eid], topics | {title} if title else topics)
     if fact.memory_id is not None:
         ws.note_fact([a for a in assigned if a], fact.memory_id)
@@ -212,8 +212,8 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
     """Re-evaluate each changed entity against its own candidates until nothing merges.
 
     A merge must be the partner's choice too, among what the partner's names find: "Mrs.
-    Aydin" is found by "Kerem Aydin", and was a tie of "Kerem Aydin" and "Elif Aydin" when
-    it was read; from Kerem's side alone, Elif is out of sight. Where the partner sees a
+    Rua" is found by "Tane Rua", and was a tie of "Tane Rua" and "Mere Rua" when it was
+    read; from Tane's side alone, Mere is out of sight. Where the partner sees a
     rival of this entity or prefers another, the pair goes to review. A partner that is merely
     less sure (salience is the larger entity's) agrees.
     """

@@ -143,7 +143,7 @@ def _rewritten_alignment(
     rewrote; each rewrite counts as an initial, not an exact word. None when nothing was
     rewritten or the result does not align, and when a word is left out with no word written
     alike on both sides: a rewrite and a dropped word are two relaxations on one pair, and
-    "Joaquín" read as a contraction "jin" of "Hye-jin" is no name relation ("MS Word" /
+    "Ji-min" read as "Maximilian" contracted to "min" is no name relation ("MS Word" /
     "Microsoft Word" keep "word").
     """
     (words_a, count_a), (words_b, count_b) = rewrite(a, b), rewrite(b, a)

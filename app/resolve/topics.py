@@ -10,8 +10,8 @@ mention's fact and a candidate's facts counts ``ResolutionPolicy.topic_word`` of
 two are as much as shared company, one is not. A word weighs the same whatever else a settle
 replays: one settle covers the writes of up to two seconds (decision 0018), and a weight
 counted over its block would make what a name's own facts say depend on the pace of the
-writes (decision 0035). Only a settle reads topics (a
-first pass sees a few facts, not a name's). Pure: no I/O.
+writes (decision 0035). Only a settle reads topics (a first pass sees a few facts, not a
+name's). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -487,7 +487,8 @@ class WorkingSet:
     def entity_likeness(self, eid: str, other: str) -> float | None:
         """How alike two entities' facts are: the mean cosine over every pair of their facts.
 
-        For an entity of one fact, that fact's ``likeness`` to ``other``. None as there.
+        For an entity of one fact, that fact's ``likeness`` to ``other``. None when either has
+        no embedded fact here, or ``other`` fewer than ``policy.alike_min_facts``.
         """
         e, o = self.entities.get(eid), self.entities.get(other)
         if e is None or o is None or e.fact_sum is None or o.fact_sum is None:

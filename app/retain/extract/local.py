@@ -835,7 +835,7 @@ def _unknown_subjects(doc: Any, body_starts: set[int], english: frozenset[str]) 
 
     The tagger calls such a word a common noun, singular or plural ("Þorsteinn" ends as
     plurals do), or a proper noun; an adverb may stand between it and its verb ("Þorsteinn
-    still goes out on the boat"), and its hyphenated rest may ("Hye-jin sent photos"). Words
+    still goes out on the boat"), and its hyphenated rest may ("Ye-rim phoned"). Words
     English has in another form ("Volunteers", "Networking") and pronouns ("Everything else
     faded") are no names.
     """
@@ -939,7 +939,7 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
         if proper and token.text[:1].isupper():
             if run_start < 0:
                 run_start = token.idx
-            # A subject unknown to English is read with its hyphenated rest ("Hye-jin").
+            # A subject unknown to English is read with its hyphenated rest ("Ye-rim").
             joined_to = _hyphenated_end(doc, token.i) if token.idx in also else token.i
             run_end = doc[joined_to].idx + len(doc[joined_to].text)
         elif run_start >= 0:
@@ -956,7 +956,7 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
 def _hyphenated_end(doc: Any, index: int) -> int:
     """The last token of the word that opens at ``index``, its hyphenated parts and all.
 
-    The tagger splits "Hye-jin" into "Hye", "-" and "jin".
+    The tagger splits "Ye-rim" into "Ye", "-" and "rim".
     """
     while (
         index + 2 < len(doc)

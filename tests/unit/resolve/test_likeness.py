@@ -16,6 +16,7 @@ from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY
 from app.resolve.settle import unit_rows
 from app.resolve.working_set import WorkingSet
+from tests.unit.resolve.test_settle import fact as typed
 from tests.unit.resolve.test_settle import partition
 
 T0 = datetime(2027, 1, 1, tzinfo=UTC)
@@ -117,22 +118,14 @@ def test_a_tie_of_namesakes_is_not_settled_by_company_when_one_of_them_is_re_eva
 ) -> None:
     # "Mrs. Rua" keeps the husband's company and is about the wife's kitchen: a tie when read.
     # When the husband's entity is re-evaluated later, his names find her, not his wife.
-    def said(day: int, content: str, *names: str) -> FactInput:
-        typed = [(n, "organization" if n == "Pine Club" else "person") for n in names]
-        return FactInput(
-            mentions=tuple(Mention(text=n, type=t) for n, t in typed),
-            at=T0 + timedelta(days=day),
-            content=content,
-            memory_id=f"m{day:03d}",
-        )
-
+    club = ("Pine Club", "organization")
     facts = [
-        said(1, "Tane Rua won a chess game at the Pine Club.", "Tane Rua", "Pine Club"),
-        said(2, "Mere Rua repainted the kitchen.", "Mere Rua"),
-        said(3, "Tane Rua played chess at the Pine Club again.", "Tane Rua", "Pine Club"),
-        said(4, "Mere Rua fixed the kitchen tap.", "Mere Rua"),
-        said(5, "Mrs. Rua cleaned the kitchen at the Pine Club.", "Mrs. Rua", "Pine Club"),
-        said(6, "Tane Rua taught a rook endgame at the Pine Club.", "Tane Rua", "Pine Club"),
+        typed(1, "Tane Rua won a chess game at the Pine Club.", ("Tane Rua", "person"), club),
+        typed(2, "Mere Rua repainted the kitchen.", ("Mere Rua", "person")),
+        typed(3, "Tane Rua played chess at the Pine Club again.", ("Tane Rua", "person"), club),
+        typed(4, "Mere Rua fixed the kitchen tap.", ("Mere Rua", "person")),
+        typed(5, "Mrs. Rua cleaned the kitchen at the Pine Club.", ("Mrs. Rua", "person"), club),
+        typed(6, "Tane Rua taught a rook endgame at the Pine Club.", ("Tane Rua", "person"), club),
     ]
     found = identities(facts[::order], embed)
     assert frozenset({"m005:Mrs. Rua"}) in found
