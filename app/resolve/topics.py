@@ -32,7 +32,7 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 # Words of any topic: too common to tell two facts' subjects apart (numbers and ordinals say
-# how many or which, not what about).
+# how many or which, times of day, week and year say when, not what about).
 _COMMON = _word_set(
     """
     about after again also always another around back because been before being came come
@@ -43,6 +43,7 @@ _COMMON = _word_set(
     those through today told took under until very want wants week weeks well went were what
     when where which while whole will with without would year years your yesterday tomorrow
     morning evening afternoon day days time times asked said sent says thought wrote
+    weekend tonight hour minute month fortnight summer winter autumn
     within across along among against toward towards behind beside besides beyond inside
     outside upon onto home
     second third fourth fifth half quarter dozen hundred thousand couple several both
