@@ -117,7 +117,8 @@ def resolve_one(
         if ws.read_topics
         else frozenset()
     )
-    titles = tuple(title_word(m.text) for m in mentions) if ws.read_topics else ()
+    # The title each mention opens with: a topic word of its own entity only (none read: ()).
+    titles = tuple(title_word(m.text) for m in fact.mentions) if ws.read_topics else ()
     # How alike the fact is to each candidate's facts, where a settle embedded the block's facts.
     likeness = (
         {}
@@ -141,7 +142,7 @@ def resolve_one(
             given_ids=tuple(fixed[i] if fixed[i] in ws.entities else "" for i in sorted(fixed)),
             later=fact.later,
             topics=topics,
-            titles=titles,
+            titles=tuple(titles[i] for i in free) if titles else (),
             likeness=likeness,
         ),
         candidates,
@@ -191,7 +192,7 @@ def resolve_one(
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
     for i, eid in enumerate(assigned):
         if eid:
-            title = title_word(fact.mentions[i].text) if ws.read_topics else None
+            title = titles[i] if titles else None
             ws.note_topics([eid], topics | {title} if title else topics)
     if fact.memory_id is not None:
         ws.note_fact([a for a in assigned if a], fact.memory_id)
@@ -213,9 +214,9 @@ def reconsider_touched(ws: WorkingSet, touched: Sequence[str], at: datetime) -> 
 
     A merge must be the partner's choice too, among what the partner's names find: "Mrs.
     Rua" is found by "Tane Rua", and was a tie of "Tane Rua" and "Mere Rua" when it was
-    read; from Tane's side alone, Mere is out of sight. Where the partner sees a
-    rival of this entity or prefers another, the pair goes to review. A partner that is merely
-    less sure (salience is the larger entity's) agrees.
+    read; from Tane's side alone, Mere is out of sight. Where the partner sees a rival of
+    this entity or prefers another, the pair goes to review. A partner that is merely less
+    sure (salience is the larger entity's) agrees.
     """
     queue = list(touched)
     budget = RECONSIDER_ROUNDS * max(1, len(touched))

@@ -939,7 +939,8 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
         if proper and token.text[:1].isupper():
             if run_start < 0:
                 run_start = token.idx
-            # A subject unknown to English is read with its hyphenated rest ("Ye-rim").
+            # A word read as a name against its tag (``also``) takes its hyphenated rest
+            # ("Ye-rim").
             joined_to = _hyphenated_end(doc, token.i) if token.idx in also else token.i
             run_end = doc[joined_to].idx + len(doc[joined_to].text)
         elif run_start >= 0:
