@@ -471,6 +471,7 @@ class EntityService:
                     "split_id": split_id,
                     "source": source.id,
                     "memory_ids": memory_ids,
+                    "surfaces": {},
                     "claim_refs": list(plan.move),
                     "reason": reason,
                     "by": "api",
@@ -713,7 +714,7 @@ class EntityService:
     ) -> list[MentionUse]:
         rows = await tx.rows(
             "entities/split_uses",
-            {"bank_id": bank_id, "id": source.id, "memory_ids": memory_ids},
+            {"bank_id": bank_id, "id": source.id, "memory_ids": memory_ids, "surfaces": {}},
             _UsesRow,
         )
         row = rows[0]

@@ -469,9 +469,15 @@ def spelled_alike(a: NameForm, b: NameForm, known: Iterable[NameForm]) -> bool:
 
 def address_title(form: NameForm) -> str | None:
     """The kind of the title a person's name is written with ("Mrs Varley" → "woman"), if any."""
+    title = person_title(form)
+    return ADDRESS_TITLES.get(title) if title else None
+
+
+def person_title(form: NameForm) -> str | None:
+    """The title a person's name is written with ("Dr. Chen" → "dr"), if any."""
     if form.type_class not in ("person", "") or len(form.tokens) <= len(form.core):
         return None
-    return ADDRESS_TITLES.get(form.tokens[0])
+    return form.tokens[0] if form.tokens[0] in PERSON_TITLES else None
 
 
 def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[tuple[str, ...], str]:

@@ -9,14 +9,17 @@ Both use the same guards and name relation as the resolver:
 - a name that links to two names that conflict with each other ("Alex" next to "Alex Kim" and
   "Alex Moreno") is ambiguous and stays alone;
 - groups grow by the strongest links first and never take in a name that conflicts with a
-  member (so no chain "Alex Kim" – "Alex" – "Alex Moreno").
+  member (so no chain "Alex Kim" – "Alex" – "Alex Moreno");
+- a title and surname the bank already knows, word for word, as the name of someone whose
+  names conflict with the one beside it ("Dr. Chen" known as Dr. Lihua Chen's, next to an
+  untitled "Kevin Chen") is as ambiguous as a name linked to two conflicting names here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from app.domain.names import NameForm, name_form, name_key, type_class
+from app.domain.names import NameForm, name_form, name_key, person_title, type_class
 from app.resolve.guards import name_conflict, pair_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, name_relation
 
@@ -34,6 +37,7 @@ def cluster_names(
     stated: Iterable[tuple[int, int]] = (),
     guessed: Collection[int] = (),
     relatives: Collection[int] = (),
+    known: Mapping[int, Sequence[tuple[NameForm, ...]]] | None = None,
     min_score: float = IN_FACT_MIN_SCORE,
     policy: ResolutionPolicy = DEFAULT_POLICY,
 ) -> list[tuple[int, ...]]:
@@ -46,7 +50,8 @@ def cluster_names(
     text does not say are one ("Paris Hilton" and the "Paris" she flew to). ``relatives``: the
     indexes the text calls someone's kin ("her brother, Magnus Solberg"); such a name links
     only to a name the text states it is: kin named beside "Captain Solberg" is the family the
-    surname is shared with, not the captain.
+    surname is shared with, not the captain. ``known``: per index, the names of each stored
+    entity already called by that form's name, word for word.
     """
     n = len(forms)
     stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
@@ -71,7 +76,10 @@ def cluster_names(
         partners[i].add(j)
         partners[j].add(i)
     ambiguous = {
-        i for i, ps in partners.items() if any(conflicts[a][b] for a in ps for b in ps if a < b)
+        i
+        for i, ps in partners.items()
+        if any(conflicts[a][b] for a in ps for b in ps if a < b)
+        or any(_titled_elsewhere(forms[i], forms[p], (known or {}).get(i, ())) for p in ps)
     }
     group_of = list(range(n))
     members: dict[int, list[int]] = {i: [i] for i in range(n)}
@@ -104,6 +112,27 @@ def _conflict(
     if pair in stated and not pair <= firm:
         return name_conflict(forms[i], forms[j], stated=True) is not None
     return pair_conflict(forms[i], forms[j], stated=pair in stated) is not None
+
+
+def _titled_elsewhere(
+    short: NameForm, partner: NameForm, known: Sequence[tuple[NameForm, ...]]
+) -> bool:
+    """Whether a titled short form is already another person's name than its partner's.
+
+    The title is what the partner lacks: "Kevin Chen … Dr. Chen" in one fact reads as one
+    person only if nothing else goes by "Dr. Chen"; when the bank calls Dr. Lihua Chen so,
+    the fact may name two Chens, and the bank, not the sentence, decides. A partner written
+    with the same title ("Dr. Kevin Chen") still links, as do bare first names ("Sarah"
+    beside "Sarah Kim"), which refer back to the name just given.
+    """
+    title = person_title(short)
+    if title is None or person_title(partner) == title:
+        return False
+    return any(
+        partner.key not in {f.key for f in names}
+        and any(pair_conflict(partner, f) is not None for f in names)
+        for names in known
+    )
 
 
 def cluster_new_names(

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import msgspec
 
-from app.domain.names import NameForm, name_form, name_key, type_class
+from app.domain.names import NameForm, name_form, name_key, person_title, type_class
 from app.resolve.aliases import stated_alias_pairs
 from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names
 from app.resolve.evidence import (
@@ -179,6 +179,7 @@ def _groups(
         stated=stated_ok,
         guessed=guessed,
         relatives=relatives,
+        known=_known_as(forms, live, candidates),
         min_score=IN_FACT_MIN_SCORE,
     )
     given_at = {
@@ -239,6 +240,24 @@ def _groups(
             )
         groups.append(msgspec.structs.replace(group, views=views, screen=screen))
     return groups
+
+
+def _known_as(
+    forms: Sequence[NameForm], live: Sequence[int], candidates: Sequence[Sequence[Candidate]]
+) -> dict[int, list[tuple[NameForm, ...]]]:
+    """Per titled live mention, the names of each candidate already called by it word for word.
+
+    Only titled names are looked up: ``cluster.cluster_names`` reads this for them alone.
+    """
+    known: dict[int, list[tuple[NameForm, ...]]] = {}
+    for c, i in enumerate(live):
+        if person_title(forms[c]) is None:
+            continue
+        for cand in candidates[i] if i < len(candidates) else ():
+            if forms[c].key in cand.names:
+                tclass = type_class(cand.type)
+                known.setdefault(c, []).append(tuple(name_form(k, tclass) for k in cand.names))
+    return known
 
 
 def _stated(said: Sequence[Qualifier], mention: Mention) -> tuple[Qualifier, ...]:

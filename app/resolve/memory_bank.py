@@ -294,6 +294,7 @@ class MemoryBank:
                     mentions=tuple(
                         msgspec.structs.replace(m, entity_id=new)
                         if m.entity_id == op.entity_id
+                        and m.text in op.surfaces.get(f.memory_id, (m.text,))
                         else m
                         for m in f.mentions
                     ),

@@ -14,8 +14,8 @@ facts, onto the new entity.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -199,6 +199,20 @@ def most_used_surface(uses: Sequence[MentionUse]) -> str:
     return min(per_surface, key=lambda s: (-per_surface[s], -len(s), s))
 
 
+def _facts_moving(
+    claim: StoredClaim,
+    split: Collection[str],
+    partial: Collection[str],
+    keys_moving: Mapping[str, Collection[str]],
+) -> list[str]:
+    """The split's facts among those that made ``claim`` (of a partial fact: if its key moves)."""
+    return [
+        m
+        for m in claim.memory_ids
+        if m in split and (m not in partial or claim.key in keys_moving.get(m, ()))
+    ]
+
+
 def plan_split(
     claims: Sequence[StoredClaim],
     uses: Sequence[MentionUse],
@@ -206,12 +220,15 @@ def plan_split(
     source_key: str,
     name: str | None,
     now: datetime,
+    partial: Collection[str] = (),
 ) -> SplitPlan:
     """Plan the names of a split: which claims move, which are trimmed, which are new.
 
     ``claims`` are the source entity's claims, ``uses`` the surface texts the split's facts used
     for it (every split fact appears at least once), ``source_key`` the source's canonical key
     (its claim stays, however trimmed), ``name`` the curator's canonical name for the new entity.
+    ``partial``: facts of which only the mentions in ``uses`` move (a settle parted two names
+    of one fact); of such a fact, only claims to the names those mentions use go with them.
     """
     split = {u.memory_id for u in uses}
     at_of: dict[str, datetime] = {}
@@ -219,8 +236,10 @@ def plan_split(
         if use.at is not None:
             at_of[use.memory_id] = min(at_of.get(use.memory_id, use.at), use.at)
     surfaces_by_key: dict[str, list[str]] = {}
+    keys_moving: dict[str, set[str]] = defaultdict(set)
     for use in uses:
         key = name_key(use.surface)
+        keys_moving[use.memory_id].add(key)
         if key and use.surface not in surfaces_by_key.setdefault(key, []):
             surfaces_by_key[key].append(use.surface)
 
@@ -229,7 +248,7 @@ def plan_split(
     copies: dict[str, list[NewClaim]] = {}
     moved_keys: set[str] = set()
     for claim in claims:
-        ids = [m for m in claim.memory_ids if m in split]
+        ids = _facts_moving(claim, split, partial, keys_moving)
         if not ids:
             continue
         if len(ids) == len(claim.memory_ids) and claim.key != source_key:

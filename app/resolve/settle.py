@@ -82,20 +82,31 @@ class SettleFact(msgspec.Struct, frozen=True, kw_only=True):
 class Replay(msgspec.Struct, frozen=True, kw_only=True):
     """Where the replay put each free mention, and the reviews it filed.
 
-    ``targets``: (memory id, entity id now) → the entity it belongs to: an anchored entity's
-    id or a replay id (``NEW_PREFIX``…). ``reviews`` name entities by the same ids.
+    ``targets``: (memory id, entity id now, surface) → the entity it belongs to: an anchored
+    entity's id or a replay id (``NEW_PREFIX``…). ``reviews`` name entities by the same ids.
+    The surface is part of the slot: two names of one fact that a first pass took for one
+    thing ("Kevin Chen … Dr. Chen") may part again.
     """
 
-    targets: dict[tuple[str, str], str]
+    targets: dict[Slot, str]
     reviews: tuple[ReviewRecord, ...]
 
 
+# A mention as a settle moves it: (memory id, entity id now, surface).
+Slot = tuple[str, str, str]
+
+
 class SplitOp(msgspec.Struct, frozen=True, kw_only=True):
-    """Take the mentions of ``memory_ids`` out of ``entity_id`` into a new entity ``part``."""
+    """Take the mentions of ``memory_ids`` out of ``entity_id`` into a new entity ``part``.
+
+    ``surfaces``: for a memory listed there, only the mentions written so move; the fact's
+    other names of the entity stay (see ``Replay.targets``).
+    """
 
     entity_id: str
     memory_ids: tuple[str, ...]
     part: str
+    surfaces: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
 
 class MergeOp(msgspec.Struct, frozen=True, kw_only=True):
@@ -292,7 +303,7 @@ def replay(
     }
     short = short_forms(facts)
     unqualified = unqualified_namesakes(facts, company)
-    raw: dict[tuple[str, str], str] = {}
+    raw: dict[Slot, str] = {}
 
     def stage(fact: SettleFact, i: int) -> int:
         if (fact.memory_id, i) in unqualified:
@@ -311,13 +322,14 @@ def replay(
                 for i, m in enumerate(fact.mentions)
                 if i in todo
                 or i not in moving[fact.memory_id]
-                or (current > 0 and (fact.memory_id, m.entity_id) in raw)
+                or (current > 0 and (fact.memory_id, m.entity_id, m.text) in raw)
             ]
             fixed: dict[int, str] = {}
             for position, i in enumerate(keep):
                 if i not in todo:
                     m = fact.mentions[i]
-                    fixed[position] = ws.final(raw.get((fact.memory_id, m.entity_id), m.entity_id))
+                    slot = (fact.memory_id, m.entity_id, m.text)
+                    fixed[position] = ws.final(raw.get(slot, m.entity_id))
             assigned = resolve_one(
                 ws,
                 FactInput(
@@ -335,7 +347,8 @@ def replay(
             )
             for position, i in enumerate(keep):
                 if i in todo and assigned[position]:
-                    raw.setdefault((fact.memory_id, fact.mentions[i].entity_id), assigned[position])
+                    m = fact.mentions[i]
+                    raw.setdefault((fact.memory_id, m.entity_id, m.text), assigned[position])
     targets = {slot: ws.final(eid) for slot, eid in raw.items()}
     for record in company_reviews(facts, company, targets, shared):
         ws.review(record)
@@ -345,7 +358,7 @@ def replay(
 def company_reviews(
     facts: Sequence[SettleFact],
     company: Mapping[tuple[str, int], Qualifier],
-    targets: Mapping[tuple[str, str], str],
+    targets: Mapping[Slot, str],
     shared: Collection[str] = (),
 ) -> list[ReviewRecord]:
     """A review for each name that the company its facts keep parted into namesakes.
@@ -363,7 +376,7 @@ def company_reviews(
     surface: dict[str, str] = {}
     for (memory_id, i), label in sorted(company.items()):
         mention = by_fact[memory_id].mentions[i]
-        target = targets.get((memory_id, mention.entity_id))
+        target = targets.get((memory_id, mention.entity_id, mention.text))
         if target is None:
             continue
         name = label.key.split("#", 1)[0]
@@ -428,18 +441,23 @@ def _copy(entity: WorkingEntity) -> WorkingEntity:
     )
 
 
-def plan(targets: Mapping[tuple[str, str], str], first_seen: Mapping[str, datetime]) -> SettlePlan:
+def plan(targets: Mapping[Slot, str], first_seen: Mapping[str, datetime]) -> SettlePlan:
     """The splits and merges that make the block what the replay says.
 
     Each entity keeps its largest part (most facts; ties: the replay entity created first) and
     gives every other part to a new entity (a split); then the pieces that the replay put
     together are merged: into the anchored entity when the replay joined them to one, else
     into the piece with the most facts (ties: the one seen first, then the smaller id).
-    ``first_seen``: each current entity's first mention, for the ties.
+    ``first_seen``: each current entity's first mention, for the ties. A fact whose names of
+    one entity the replay parted gives a split only the surfaces that leave.
     """
-    parts: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for (memory_id, entity_id), target in sorted(targets.items()):
-        parts[entity_id][target].append(memory_id)
+    parts: dict[str, dict[str, dict[str, list[str]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    written: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for (memory_id, entity_id, surface), target in sorted(targets.items()):
+        parts[entity_id][target][memory_id].append(surface)
+        written[(entity_id, memory_id)].add(surface)
     splits: list[SplitOp] = []
     # piece -> (target, facts it holds)
     pieces: dict[str, tuple[str, int]] = {}
@@ -450,9 +468,16 @@ def plan(targets: Mapping[tuple[str, str], str], first_seen: Mapping[str, dateti
         pieces[entity_id] = (main, len(by_target[main]))
         for target in ordered[1:]:
             part = f"{entity_id}~{target}"
-            memory_ids = tuple(by_target[target])
-            splits.append(SplitOp(entity_id=entity_id, memory_ids=memory_ids, part=part))
-            pieces[part] = (target, len(memory_ids))
+            moving = by_target[target]
+            surfaces = {
+                memory_id: tuple(names)
+                for memory_id, names in moving.items()
+                if set(names) != written[(entity_id, memory_id)]
+            }
+            splits.append(
+                SplitOp(entity_id=entity_id, memory_ids=tuple(moving), part=part, surfaces=surfaces)
+            )
+            pieces[part] = (target, len(moving))
     groups: dict[str, list[str]] = defaultdict(list)
     for piece, (target, _) in pieces.items():
         groups[target].append(piece)

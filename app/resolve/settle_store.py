@@ -308,7 +308,12 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
         uses_row = (
             await tx.rows(
                 "entities/split_uses",
-                {"bank_id": bank_id, "id": op.entity_id, "memory_ids": list(op.memory_ids)},
+                {
+                    "bank_id": bank_id,
+                    "id": op.entity_id,
+                    "memory_ids": list(op.memory_ids),
+                    "surfaces": {m: list(names) for m, names in op.surfaces.items()},
+                },
                 _UsesRow,
             )
         )[0]
@@ -320,7 +325,14 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
             )
         ]
         source_key = await _canonical_key(tx, bank_id, op.entity_id)
-        split_plan = plan_split(claims, uses, source_key=source_key, name=None, now=now)
+        split_plan = plan_split(
+            claims,
+            uses,
+            source_key=source_key,
+            name=None,
+            now=now,
+            partial=frozenset(op.surfaces),
+        )
         times = [u.at for u in uses if u.at is not None]
         await tx.run(
             "entities/split",
@@ -330,6 +342,7 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
                 "split_id": split_id,
                 "source": op.entity_id,
                 "memory_ids": list(op.memory_ids),
+                "surfaces": {m: list(names) for m, names in op.surfaces.items()},
                 "claim_refs": list(split_plan.move),
                 "reason": SETTLE_REASON,
                 "by": "settle",

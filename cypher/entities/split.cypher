@@ -4,8 +4,10 @@
 // audit record keeps the trimmed claims' before-state; the source and the new entity are
 // recorded as different when $decided (a person said so: re-evaluation must not fold them
 // back); a settle's split is the resolver's own judgement, which later evidence may undo.
-// params: $bank_id, $bank_key, $split_id, $source, $memory_ids, $claim_refs, $reason, $by,
-//   $decided, $trims_json, $entity {id, canonical_name, name_key, first, last}
+// $surfaces (memory id -> surfaces) narrows a memory listed there to the mentions written so:
+// a settle parts two names of one fact that a first pass took for one thing ({} for none).
+// params: $bank_id, $bank_key, $split_id, $source, $memory_ids, $surfaces, $claim_refs,
+//   $reason, $by, $decided, $trims_json, $entity {id, canonical_name, name_key, first, last}
 // mode: write
 MATCH (s:Entity {bank_id: $bank_id, id: $source})
 MATCH (bank:Bank {id: $bank_id})
@@ -28,6 +30,7 @@ WITH s, n, rec
 CALL (s, n, rec) {
   UNWIND $memory_ids AS mid
   MATCH (m:Memory {bank_id: $bank_id, id: mid})-[r:MENTIONS]->(s)
+  WHERE NOT mid IN keys($surfaces) OR r.mention IN $surfaces[mid]
   CREATE (m)-[moved:MENTIONS]->(n)
   SET moved = properties(r), moved.merge_id = rec.id, moved.moved_from = s.id,
       moved.merge_stack = coalesce(r.merge_stack, []) + coalesce(r.merge_id, ''),
@@ -37,6 +40,7 @@ CALL (s, n, rec) {
 CALL (s, n, rec) {
   UNWIND $memory_ids AS mid
   MATCH (m:Memory {bank_id: $bank_id, id: mid})-[r:ARCHIVED_LINK {type: 'MENTIONS'}]->(s)
+  WHERE NOT mid IN keys($surfaces) OR r.mention IN $surfaces[mid]
   CREATE (m)-[moved:ARCHIVED_LINK]->(n)
   SET moved = properties(r), moved.merge_id = rec.id, moved.moved_from = s.id,
       moved.merge_stack = coalesce(r.merge_stack, []) + coalesce(r.merge_id, ''),

@@ -96,12 +96,14 @@ def stored_partition(probe: GraphProbe, bank: str, ids: list[str]) -> set[frozen
     return {frozenset(g) for g in groups.values()}
 
 
-def retained(http: httpx.Client, order: list[int]) -> set[frozenset[str]]:
+def retained(
+    http: httpx.Client, order: list[int], corpus: list[dict[str, Any]] = CORPUS
+) -> set[frozenset[str]]:
     bank = make_bank(http, f"order-{uuid.uuid4().hex[:8]}")
     try:
-        ids = each(http, bank, *(CORPUS[i] for i in order))
+        ids = each(http, bank, *(corpus[i] for i in order))
         by_index = dict(zip(order, ids, strict=True))
-        return partition(http, bank, [by_index[i] for i in range(len(CORPUS))])
+        return partition(http, bank, [by_index[i] for i in range(len(corpus))])
     finally:
         http.delete(f"/v1/default/banks/{bank}")
 
@@ -131,6 +133,51 @@ def test_forward_and_reversed_retains_give_the_same_identities(http: httpx.Clien
     # "Tobias" alone, with nothing to tell the two apart, joins neither; "the Saturday ride"
     # is what the coach's facts say (topic words, decision 0022).
     assert frozenset({"4:Tobias"}) in forward
+
+
+# A doctor known by title and surname, and a namesake who shares only the surname.
+TITLED: list[dict[str, Any]] = [
+    item(
+        "Annual check-up with Dr. Miriam Haldane at the Larchmont Clinic.",
+        "Dr. Miriam Haldane",
+        ("Larchmont Clinic", "organization"),
+        at="2027-01-02T09:00:00Z",
+    ),
+    item(
+        "Dr. Haldane called back from the Larchmont Clinic about the blood test.",
+        "Dr. Haldane",
+        ("Larchmont Clinic", "organization"),
+        at="2027-01-21T09:00:00Z",
+    ),
+    item("Piet Haldane resurfaced the rink.", "Piet Haldane", at="2027-01-31T09:00:00Z"),
+    item(
+        "Dr. Haldane renewed my prescription at the Larchmont Clinic.",
+        "Dr. Haldane",
+        ("Larchmont Clinic", "organization"),
+        at="2027-02-10T09:00:00Z",
+    ),
+    item(
+        "Piet Haldane found me an ice pack, and Dr. Haldane cleared me for work.",
+        "Piet Haldane",
+        "Dr. Haldane",
+        at="2027-04-01T09:00:00Z",
+    ),
+]
+
+
+def test_two_names_of_one_fact_read_as_one_person_part_when_the_bank_knows_better(
+    http: httpx.Client,
+) -> None:
+    """Reversed, "Piet Haldane … Dr. Haldane" comes first and reads as one person; once the
+    doctor's notes are in, the settle moves that one mention of the fact to her."""
+    forward = retained(http, list(range(len(TITLED))), TITLED)
+    reverse = retained(http, list(range(len(TITLED)))[::-1], TITLED)
+    assert forward == reverse
+    assert (
+        frozenset({"0:Dr. Miriam Haldane", "1:Dr. Haldane", "3:Dr. Haldane", "4:Dr. Haldane"})
+        in forward
+    )
+    assert frozenset({"2:Piet Haldane", "4:Piet Haldane"}) in forward
 
 
 def test_a_retain_answers_before_its_settle_and_reads_wait_for_it(

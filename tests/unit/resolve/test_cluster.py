@@ -80,3 +80,29 @@ def test_kin_named_beside_a_name_of_its_surname_stays_apart_unless_stated_to_be_
     # "Nils Lund, her brother, whom everyone calls Nisse": a stated name is still his.
     names = forms(("Nils Lund", "person"), ("Nisse", "person"))
     assert cluster_names(names, stated=[(0, 1)], relatives=[0]) == [(0, 1)]
+
+
+def known_as(*names: str):
+    return (tuple(name_form(name_key(n), "person") for n in names),)
+
+
+def test_a_title_the_bank_knows_as_another_persons_does_not_cluster_with_an_untitled_namesake():
+    # "Piet Haldane found me an ice pack, and Dr. Haldane cleared me": the bank calls Dr.
+    # Miriam Haldane "Dr. Haldane", so the fact may name two Haldanes.
+    names = forms(("Piet Haldane", "person"), ("Dr. Haldane", "person"))
+    assert cluster_names(names) == [(0, 1)]
+    known = {1: known_as("Dr. Miriam Haldane", "Dr. Haldane")}
+    assert cluster_names(names, known=known) == [(0,), (1,)]
+
+
+def test_a_known_title_still_clusters_with_its_own_bearer_or_a_titled_full_name():
+    known = {1: known_as("Dr. Miriam Haldane", "Dr. Haldane")}
+    same = forms(("Miriam Haldane", "person"), ("Dr. Haldane", "person"))
+    assert cluster_names(same, known=known) == [(0, 1)]
+    titled = forms(("Dr. Piet Haldane", "person"), ("Dr. Haldane", "person"))
+    assert cluster_names(titled, known=known) == [(0, 1)]
+
+
+def test_a_bare_first_name_beside_its_full_name_clusters_whoever_else_bears_it():
+    names = forms(("Piet Haldane", "person"), ("Piet", "person"))
+    assert cluster_names(names, known={1: known_as("Piet Ostrander", "Piet")}) == [(0, 1)]

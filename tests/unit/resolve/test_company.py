@@ -144,7 +144,9 @@ def test_namesakes_parted_by_company_are_put_to_a_person_and_one_entity_is_not()
     engine = Qualifier(kind=COMPANY, key="wen harlow#f3", text="4 facts alike")
     company = {("f0", 0): choir, ("f1", 0): choir, ("f2", 0): choir}
     company |= {(f"f{i}", 0): engine for i in range(3, 7)}
-    apart = {(f"f{i}", "e1"): "settle-0001" if i < 3 else "settle-0002" for i in range(7)}
+    apart = {
+        (f"f{i}", "e1", "Wen Harlow"): "settle-0001" if i < 3 else "settle-0002" for i in range(7)
+    }
     (review,) = company_reviews(facts, company, apart)
     assert (review.entity_id, review.others) == ("settle-0001", ("settle-0002",))
     assert review.reason.startswith("Wen Harlow: two people")
@@ -153,7 +155,9 @@ def test_namesakes_parted_by_company_are_put_to_a_person_and_one_entity_is_not()
     (stated,) = company_reviews(facts, company, apart, shared={"wen harlow"})
     assert stated.reason.startswith("Wen Harlow: a name the text says is shared")
     # A group's odd mention elsewhere does not change who holds it.
-    assert company_reviews(facts, company, apart | {("f6", "e1"): "settle-0009"}) == [review]
+    assert company_reviews(facts, company, apart | {("f6", "e1", "Wen Harlow"): "settle-0009"}) == [
+        review
+    ]
     # Other evidence put both groups on one entity: nothing to review.
     together = {slot: "settle-0001" for slot in apart}
     assert company_reviews(facts, company, together) == []

@@ -443,3 +443,20 @@ def test_a_title_and_surname_stated_for_one_spouse_joins_her_though_both_bear_th
     decision = one(Mention(text="Coach Ngata", type="person"), *spouses())
     assert isinstance(decision, Merge)
     assert decision.entity_id == "hine"
+
+
+def test_a_titled_surname_the_bank_knows_goes_to_its_bearer_beside_an_untitled_namesake():
+    doctor = cand("doc", "Dr. Miriam Haldane", "Dr. Haldane", n=6)
+    piet = cand("piet", "Piet Haldane", n=5)
+    decisions = resolve_fact(
+        fact(
+            Mention(text="Piet Haldane", type="person"),
+            Mention(text="Dr. Haldane", type="person"),
+            content="Piet Haldane found me an ice pack, and Dr. Haldane cleared me for work.",
+        ),
+        [(piet,), (doctor, piet)],
+    )
+    piet_group, doctor_group = group_of(decisions, 0), group_of(decisions, 1)
+    assert piet_group.mentions == (0,)
+    assert isinstance(piet_group.decision, Merge) and piet_group.decision.entity_id == "piet"
+    assert isinstance(doctor_group.decision, Merge) and doctor_group.decision.entity_id == "doc"
