@@ -79,6 +79,10 @@ class SettleFact(msgspec.Struct, frozen=True, kw_only=True):
     mentions: tuple[SettleMention, ...]
 
 
+# A mention as a settle moves it: (memory id, entity id now, surface).
+MentionSlot = tuple[str, str, str]
+
+
 class Replay(msgspec.Struct, frozen=True, kw_only=True):
     """Where the replay put each free mention, and the reviews it filed.
 
@@ -88,12 +92,8 @@ class Replay(msgspec.Struct, frozen=True, kw_only=True):
     thing ("Kevin Chen … Dr. Chen") may part again.
     """
 
-    targets: dict[Slot, str]
+    targets: dict[MentionSlot, str]
     reviews: tuple[ReviewRecord, ...]
-
-
-# A mention as a settle moves it: (memory id, entity id now, surface).
-Slot = tuple[str, str, str]
 
 
 class SplitOp(msgspec.Struct, frozen=True, kw_only=True):
@@ -303,7 +303,7 @@ def replay(
     }
     short = short_forms(facts)
     unqualified = unqualified_namesakes(facts, company)
-    raw: dict[Slot, str] = {}
+    raw: dict[MentionSlot, str] = {}
 
     def stage(fact: SettleFact, i: int) -> int:
         if (fact.memory_id, i) in unqualified:
@@ -358,7 +358,7 @@ def replay(
 def company_reviews(
     facts: Sequence[SettleFact],
     company: Mapping[tuple[str, int], Qualifier],
-    targets: Mapping[Slot, str],
+    targets: Mapping[MentionSlot, str],
     shared: Collection[str] = (),
 ) -> list[ReviewRecord]:
     """A review for each name that the company its facts keep parted into namesakes.
@@ -441,7 +441,7 @@ def _copy(entity: WorkingEntity) -> WorkingEntity:
     )
 
 
-def plan(targets: Mapping[Slot, str], first_seen: Mapping[str, datetime]) -> SettlePlan:
+def plan(targets: Mapping[MentionSlot, str], first_seen: Mapping[str, datetime]) -> SettlePlan:
     """The splits and merges that make the block what the replay says.
 
     Each entity keeps its largest part (most facts; ties: the replay entity created first) and

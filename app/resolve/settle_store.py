@@ -305,6 +305,7 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
     for op in settled.splits:
         created = str(uuid.uuid4())
         split_id = str(uuid.uuid4())
+        surfaces = {memory_id: list(names) for memory_id, names in op.surfaces.items()}
         uses_row = (
             await tx.rows(
                 "entities/split_uses",
@@ -312,7 +313,7 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
                     "bank_id": bank_id,
                     "id": op.entity_id,
                     "memory_ids": list(op.memory_ids),
-                    "surfaces": {m: list(names) for m, names in op.surfaces.items()},
+                    "surfaces": surfaces,
                 },
                 _UsesRow,
             )
@@ -342,7 +343,7 @@ async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
                 "split_id": split_id,
                 "source": op.entity_id,
                 "memory_ids": list(op.memory_ids),
-                "surfaces": {m: list(names) for m, names in op.surfaces.items()},
+                "surfaces": surfaces,
                 "claim_refs": list(split_plan.move),
                 "reason": SETTLE_REASON,
                 "by": "settle",
