@@ -28,6 +28,7 @@ import msgspec
 
 from app.consolidate.service import BatchOutcome, Consolidator, LeaseLost
 from app.domain.events import EventSink, NoEvents
+from app.errors import NotFound
 from app.store.background import stop_tasks
 from app.store.graph import Graph, Tx
 
@@ -210,6 +211,11 @@ class ConsolidationWorker:
             return await self._consolidator.run_batch(bank_id, self.owner, size)
         except (LeaseLost, asyncio.CancelledError):
             raise
+        except NotFound:
+            # The bank was deleted after its facts were found due: nothing of it is left to
+            # consolidate, and its facts went with it (none to fail one by one).
+            log.info("bank %s was deleted; its consolidation stops", bank_id)
+            return BatchOutcome()
         except Exception as exc:
             log.exception("a consolidation batch of bank %s failed", bank_id)
             error = f"internal error ({type(exc).__name__}); see the service log"

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import cast
 
+import pytest
 import pytest_asyncio
 
 from app.config import Settings
 from app.consolidate.service import BatchOutcome, Consolidator, LeaseLost, check_lease
 from app.consolidate.worker import ConsolidationWorker, WorkerSettings
+from app.errors import NotFound
 from app.store.cypher import CypherRegistry
 from app.store.graph import Graph, Tx
 
@@ -99,3 +102,40 @@ async def test_a_backlog_is_worked_in_growing_batches_up_to_the_bound(
     # Full batches double (per-batch costs spread over more facts), never past the bound; a
     # short batch brings the size back down, and an empty one ends the drain.
     assert backlog.sizes == [4, 8, 16, 32, 32, 32, 4]
+
+
+class _DeletedMidway(_Backlog):
+    """A bank deleted while the worker drains it: its next batch finds no bank."""
+
+    def __init__(self, left: int, deleted_after: int) -> None:
+        super().__init__(left)
+        self.deleted_after = deleted_after
+        self.failed: list[int] = []
+
+    async def run_batch(self, bank_id: str, owner: str, limit: int) -> BatchOutcome:
+        if len(self.sizes) >= self.deleted_after:
+            raise NotFound(f"bank {bank_id!r} not found")
+        return await super().run_batch(bank_id, owner, limit)
+
+    async def fail_batch(self, bank_id: str, limit: int, error: str) -> int:
+        self.failed.append(limit)
+        return limit
+
+
+async def test_a_bank_deleted_while_it_is_consolidated_ends_its_drain_without_errors(
+    graph: Graph, bank: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    deleted = _DeletedMidway(left=100, deleted_after=2)
+    w = ConsolidationWorker(
+        graph,
+        cast(Consolidator, deleted),
+        WorkerSettings(batch_size=4, max_batch_size=32),
+        owner="A",
+    )
+    assert await w.claim(bank)
+    with caplog.at_level(logging.INFO, logger="app.consolidate.worker"):
+        assert await w._drain(bank) == 12
+    # Nothing is failed (the facts went with the bank) and nothing is logged as an error.
+    assert deleted.failed == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any("deleted" in r.getMessage() for r in caplog.records)
