@@ -22,6 +22,11 @@ a known one that is split, or shares an entity, was called.
     .venv/bin/python scripts/bench_identity_text.py
     .venv/bin/python scripts/bench_identity_text.py --part measure --order reverse
     .venv/bin/python scripts/bench_identity_text.py --corpus scripts/data/identity_text2.json
+
+A settle runs behind the writes, on timers (decision 0018), so which writes one settle covers
+depends on the machine's pace; ``--settle-after N`` settles each time the queued writes touched
+N entities instead, to compare settle timings (a write that arrives while a settle reads can
+still fall either side of it).
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
 CORPUS = Path(__file__).resolve().parent / "data" / "identity_text.json"
+# A settle timer that never fires within a run (``--settle-after``).
+NEVER_MS = 3_600_000.0
 
 
 def occurrences(text: str, names: dict[str, str]) -> Counter[str]:
@@ -149,6 +156,14 @@ def main() -> int:
     parser.add_argument("--order", action="append", choices=["forward", "reverse"])
     parser.add_argument("--neo4j-uri")
     parser.add_argument(
+        "--settle-after",
+        type=int,
+        metavar="N",
+        help="settle once the queued writes touched N entities (and before the read-back), "
+        "not on the service's timers: which writes a settle covers no longer depends on the "
+        "machine's pace",
+    )
+    parser.add_argument(
         "--show-entities",
         action="store_true",
         help="for each known one on several entities, or sharing one: what each entity was called",
@@ -159,8 +174,20 @@ def main() -> int:
     orders = args.order or ["forward", "reverse"]
     uri = benchmark_neo4j_uri(args.neo4j_uri)
     with tempfile.TemporaryDirectory(prefix="mnemo-idtext-") as data_dir:
+        timing: dict[str, object] = {}
+        if args.settle_after:
+            timing = {
+                "settle_max_entities": args.settle_after,
+                "settle_delay_ms": NEVER_MS,
+                "settle_max_wait_ms": NEVER_MS,
+            }
         settings = load_settings(
-            {}, data_dir=data_dir, neo4j_uri=uri, log_level="warning", **benchmark_neo4j_auth()
+            {},
+            data_dir=data_dir,
+            neo4j_uri=uri,
+            log_level="warning",
+            **benchmark_neo4j_auth(),
+            **timing,
         )
         with serve_in_thread(settings) as url, MnemoClient(url) as client:
             for name in parts:

@@ -33,6 +33,7 @@ from app.resolve.memory_bank import (
     MAX_BLOCK_ENTITIES,
     anchored_by,
     is_anchor,
+    is_hub,
     take_within,
 )
 from app.resolve.model import Mention
@@ -309,7 +310,8 @@ class GraphResolver:
         except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` more at most.
         Returns the block and its anchors. An anchor is known by its counts (``anchored_by``)
         and is not loaded here: the block does not grow through it, and a large entity's
-        neighbours are most of what a load reads.
+        neighbours are most of what a load reads. A hub is loaded (it may be settled) but its
+        company is not taken (``is_hub``).
         """
         hub = hub_degree(ws.bank_entities, self._policy)
         found = set(touched)
@@ -318,7 +320,7 @@ class GraphResolver:
         probes = list(names)
         anchors: set[str] = set()
         for hop in range(BLOCK_HOPS):
-            anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
+            anchors |= await self._load_frontier(tx, bank_id, frontier, ws)
             if len(found) >= bound:
                 # Full: nothing a lookup finds could join, and at scale a full block's last
                 # frontier is the largest lookup of the walk.
@@ -327,10 +329,10 @@ class GraphResolver:
             extra: set[tuple[str, str | None]] = set()
             for i in sorted(frontier - anchors):
                 e = ws.entities.get(i)
-                if e is None or is_anchor(e, hub):
+                if e is None or is_anchor(e):
                     continue
                 extra.update((k, e.type) for k in e.names)
-                if hop < COMPANY_HOPS:
+                if hop < COMPANY_HOPS and not is_hub(e, hub):
                     company.update(e.neighbours)
             probes = sorted({*probes, *extra}, key=str)
             hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
@@ -341,23 +343,17 @@ class GraphResolver:
             found |= new
             frontier, probes = new, []
         else:
-            anchors |= await self._load_frontier(tx, bank_id, frontier, ws, hub)
+            anchors |= await self._load_frontier(tx, bank_id, frontier, ws)
         return found, anchors
 
-    async def _load_frontier(
-        self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet, hub: float
-    ) -> set[str]:
+    async def _load_frontier(self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet) -> set[str]:
         """Load the entities of ``ids`` that are not anchors (read from counts); the anchors."""
         if not ids:
             return set()
         rows = await tx.rows(
             "resolve/entity_counts", {"bank_id": bank_id, "ids": sorted(ids)}, _CountsRow
         )
-        anchors = {
-            r.id
-            for r in rows
-            if anchored_by(mentions=r.mentions, degree=r.degree, is_label=r.is_label, hub=hub)
-        }
+        anchors = {r.id for r in rows if anchored_by(mentions=r.mentions, is_label=r.is_label)}
         await self._load_entities(tx, bank_id, ids - anchors, ws)
         return anchors
 
@@ -563,7 +559,6 @@ async def merge_entities(
 class _CountsRow(msgspec.Struct):
     id: str
     mentions: int
-    degree: int
     is_label: bool
 
 

@@ -101,7 +101,8 @@ def block_of(
     Each round adds the entities the last round's names could resolve to (lookups) and, in
     the first ``COMPANY_HOPS`` rounds, their company (co-occurring entities, the context of
     every decision about them), except through anchors (``is_anchor``), whose own decisions
-    a settle does not revisit. A settle of a block closed this way gives the same identities
+    a settle does not revisit; a hub's names are looked up, its company is not taken
+    (``is_hub``). A settle of a block closed this way gives the same identities
     whatever the arrival order of its facts; ``BLOCK_HOPS``, ``MAX_BLOCK_ENTITIES`` and
     ``MAX_SETTLE_FACTS`` bound it in a large bank (and there, order independence holds for
     what the bound lets in).
@@ -117,10 +118,10 @@ def block_of(
         company: set[str] = set()
         for i in sorted(frontier):
             e = ws.entities[i]
-            if is_anchor(e, hub):
+            if is_anchor(e):
                 continue
             probes.update((k, e.type) for k in e.names)
-            if hop < COMPANY_HOPS:
+            if hop < COMPANY_HOPS and not is_hub(e, hub):
                 company.update(n for n in e.neighbours if n in ws.entities)
         named: set[str] = set()
         for key, entity_type in sorted(probes, key=str):
@@ -152,37 +153,62 @@ def take_within(room: int, named: set[str], company: set[str]) -> set[str]:
     return set(taken)
 
 
-def is_anchor(entity: WorkingEntity, hub: float) -> bool:
-    """An entity a settle never replays: a hub, a vocabulary value, or one with many mentions."""
-    return anchored_by(
-        mentions=entity.mentions, degree=entity.degree, is_label=entity.is_label, hub=hub
-    )
+def is_anchor(entity: WorkingEntity) -> bool:
+    """An entity a settle never replays: a vocabulary value, or one with many mentions."""
+    return anchored_by(mentions=entity.mentions, is_label=entity.is_label)
 
 
-def anchored_by(*, mentions: int, degree: int, is_label: bool, hub: float) -> bool:
-    """``is_anchor`` from the counts alone (known before an entity's neighbours are read)."""
-    return is_label or degree >= hub or mentions > MAX_SETTLE_MENTIONS
+def anchored_by(*, mentions: int, is_label: bool) -> bool:
+    """``is_anchor`` from the counts alone (known before an entity's names are read).
+
+    What anchors an entity is what replaying it would cost, its mentions, and nothing that
+    moves with the rest of the bank: a degree counted against the bank's size crosses the hub
+    line and back as other entities arrive, and an anchor keeps the mentions it had when it
+    crossed, so identities came to depend on when a settle ran (decision 0048).
+    """
+    return is_label or mentions > MAX_SETTLE_MENTIONS
+
+
+def is_hub(entity: WorkingEntity, hub: float) -> bool:
+    """A neighbour of a large share of the bank, whose company a block does not take.
+
+    Its company tells nothing (the whole bank would come in); its names and mentions are
+    settled like any other entity's.
+    """
+    return entity.degree >= hub
 
 
 def split_block(
-    entities: Sequence[WorkingEntity],
-    *,
-    bank_entities: int,
-    pinned: set[str],
-    policy: ResolutionPolicy = DEFAULT_POLICY,
+    entities: Sequence[WorkingEntity], *, pinned: set[str]
 ) -> tuple[set[str], set[str]]:
-    """(free, anchored) ids of a block: hubs, pinned and large entities stay anchored."""
-    hub = hub_degree(bank_entities, policy)
+    """(free, anchored) ids of a block: pinned and large entities stay anchored."""
     free: set[str] = set()
     anchored: set[str] = set()
     budget = MAX_SETTLE_FACTS
     for e in sorted(entities, key=lambda e: (e.mentions, e.id)):
-        if e.id in pinned or is_anchor(e, hub) or e.mentions > budget:
+        if e.id in pinned or is_anchor(e) or e.mentions > budget:
             anchored.add(e.id)
         else:
             free.add(e.id)
             budget -= e.mentions
     return free, anchored
+
+
+def free_hubs(
+    entities: Sequence[WorkingEntity],
+    free: set[str],
+    *,
+    bank_entities: int,
+    policy: ResolutionPolicy = DEFAULT_POLICY,
+) -> dict[str, int]:
+    """The stored degree of each free entity that is a hub, for its replay (``replay``).
+
+    Below the hub line a degree only scales a neighbour's weight, and the replay's own count
+    is what a settle weighs with; at the line the weight drops to nothing, and a count that
+    starts again from nothing would cross it back.
+    """
+    hub = hub_degree(bank_entities, policy)
+    return {e.id: e.degree for e in entities if e.id in free and is_hub(e, hub)}
 
 
 class MemoryBank:
@@ -247,9 +273,7 @@ class MemoryBank:
     def settle_plan(self, ws: WorkingSet, block: set[str]) -> SettlePlan:
         """Replay the block and plan the difference."""
         entities = [ws.entities[i] for i in sorted(block)]
-        free, anchored = split_block(
-            entities, bank_entities=len(ws.entities), pinned=set(), policy=self.policy
-        )
+        free, anchored = split_block(entities, pinned=set())
         facts = [f for f in self.facts if any(m.entity_id in free for m in f.mentions)]
         texts = settle_company_texts(facts, free) if self.embed is not None else {}
         vectors = {}
@@ -268,6 +292,7 @@ class MemoryBank:
             policy=self.policy,
             company_vectors=vectors,
             fact_vectors=fact_vectors,
+            degrees=free_hubs(entities, free, bank_entities=len(ws.entities), policy=self.policy),
         )
         self.settles += 1
         settled = plan(result.targets, {i: ws.entities[i].first for i in block})

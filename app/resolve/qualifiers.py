@@ -155,7 +155,7 @@ _OBJECT_PRONOUNS = _word_set(
 # Common irregular past tenses (a regular one ends in -ed): the verb that ends the phrase.
 _IRREGULAR_PAST = _word_set(
     """
-    said told went came got gave took made brought sent lent ran met sang wrote left
+    said told went came got gave took had did made brought sent lent ran met sang wrote left
     bought sold found kept paid put saw set spent taught thought won lost felt held drove
     rode built began brought caught chose drew fell fed flew forgot grew heard hid hit
     hurt knew laid led let lay meant read rang rose shook shot showed shut sat slept spoke

@@ -255,6 +255,7 @@ def replay(
     policy: ResolutionPolicy = DEFAULT_POLICY,
     company_vectors: Mapping[tuple[str, int], npt.ArrayLike] | None = None,
     fact_vectors: Mapping[str, npt.ArrayLike] | None = None,
+    degrees: Mapping[str, int] | None = None,
 ) -> Replay:
     """Resolve again every free mention of ``facts`` in canonical order (see the module doc).
 
@@ -273,6 +274,9 @@ def replay(
     ``settle_company_texts`` gives, which tell namesakes apart by their facts' company.
     ``fact_vectors``: the embeddings of the facts' texts, by memory id: a short or plain name of
     namesakes joins the one whose facts its fact is clearly most like (``evidence.alike_pick``).
+    ``degrees``: the stored degree of the free hubs (``memory_bank.free_hubs``); the entity a
+    replayed mention of one joins counts at least that degree (``WorkingSet.keep_degree``), so
+    a hub's company weighs nothing from its first replayed fact on, as outside the replay.
     """
     free_ids = frozenset(free)
     counter = itertools.count(1)
@@ -345,14 +349,30 @@ def replay(
                 ),
                 fixed,
             )
-            for position, i in enumerate(keep):
-                if i in todo and assigned[position]:
-                    m = fact.mentions[i]
-                    raw.setdefault((fact.memory_id, m.entity_id, m.text), assigned[position])
+            _record(
+                ws, raw, fact, {i: assigned[p] for p, i in enumerate(keep) if i in todo}, degrees
+            )
     targets = {slot: ws.final(eid) for slot, eid in raw.items()}
     for record in company_reviews(facts, company, targets, shared):
         ws.review(record)
     return Replay(targets=targets, reviews=tuple(ws.reviews))
+
+
+def _record(
+    ws: WorkingSet,
+    raw: dict[MentionSlot, str],
+    fact: SettleFact,
+    decided: Mapping[int, str | None],
+    degrees: Mapping[str, int] | None,
+) -> None:
+    """Note where a pass put each decided mention of ``fact`` (the first pass to decide it)."""
+    for i, eid in decided.items():
+        if not eid:
+            continue
+        m = fact.mentions[i]
+        raw.setdefault((fact.memory_id, m.entity_id, m.text), eid)
+        if degrees and m.entity_id in degrees:
+            ws.keep_degree(ws.final(eid), degrees[m.entity_id])
 
 
 def company_reviews(

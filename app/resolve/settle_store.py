@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.names import entity_names, name_key
-from app.resolve.memory_bank import split_block
+from app.resolve.memory_bank import free_hubs, split_block
 from app.resolve.port import FactToResolve, MentionToResolve, PendingSettle, ResolvedMention
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
@@ -225,9 +225,7 @@ async def settle_block(
     pinned = {
         r.id for r in await tx.rows("resolve/settle_pins", {"bank_id": bank_id, "ids": ids}, _IdRow)
     }
-    free, anchored = split_block(
-        entities, bank_entities=bank_entities, pinned=pinned, policy=policy
-    )
+    free, anchored = split_block(entities, pinned=pinned)
     if not free:
         return SettleOutcome((), (), len(ids), 0)
     rows = await tx.rows(
@@ -256,6 +254,7 @@ async def settle_block(
         policy=policy,
         company_vectors=vectors,
         fact_vectors=fact_vectors,
+        degrees=free_hubs(entities, free, bank_entities=bank_entities, policy=policy),
     )
     first_seen: dict[str, datetime] = {}
     for f in facts:

@@ -179,6 +179,19 @@ class WorkingSet:
             self._index_name(entity.id, key, entity.type)
         self._invalidate([entity.id], degree_changed=True)
 
+    def keep_degree(self, eid: str, degree: int) -> None:
+        """Count ``eid``'s degree as at least ``degree`` (what it is known to have elsewhere).
+
+        A settle replays a hub's facts one by one; without this, its degree would start at
+        nothing and its company would weigh as a stranger's until the replay reached the
+        degree the bank knows it by (decision 0048).
+        """
+        entity = self.entities[eid]
+        missing = degree - len(entity.neighbours)
+        if missing > entity.unloaded_degree:
+            entity.unloaded_degree = missing
+            self._invalidate([eid], degree_changed=True)
+
     # -- index --------------------------------------------------------------------------------
 
     def _index_name(self, eid: str, key: str, entity_type: str | None) -> None:

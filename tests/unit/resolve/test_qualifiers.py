@@ -206,6 +206,11 @@ def test_a_relative_clause_in_the_past_is_an_event_not_who_someone_is() -> None:
     assert a == ()
     [b] = _said("Peter Novak, who runs the surgery, called.", ("Peter Novak", "person"))
     assert _keys(b) == [("description", "surgery")]
+    # The past perfect is a past too: what she had done, not who she is.
+    [c] = _said("A card for Greta Lund, who had lent him a coat.", ("Greta Lund", "person"))
+    assert c == ()
+    [d] = _said("A card for Greta Lund, who did the flowers.", ("Greta Lund", "person"))
+    assert d == ()
 
 
 def test_a_role_put_before_the_name_describes_the_person() -> None:

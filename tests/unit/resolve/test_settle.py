@@ -1,8 +1,9 @@
 from datetime import UTC, datetime, timedelta
 
 from app.resolve.batch import FactInput, names_to_load, resolve_one
-from app.resolve.memory_bank import MAX_BLOCK_ENTITIES, MemoryBank, block_of
+from app.resolve.memory_bank import MAX_BLOCK_ENTITIES, MemoryBank, block_of, split_block
 from app.resolve.model import Mention
+from app.resolve.scoring import DEFAULT_POLICY, hub_degree
 from app.resolve.settle import SettleFact, SettleMention, plan, replay
 from app.resolve.working_set import WorkingSet
 
@@ -734,3 +735,48 @@ def test_plan_moves_only_the_surfaces_of_a_fact_that_the_replay_parted():
     (split,) = plan(targets, {"a": T0, "d": T0}).splits
     assert (split.entity_id, split.memory_ids) == ("a", ("m1", "m3"))
     assert split.surfaces == {"m1": ("Dr. Haldane",)}
+
+
+def test_a_bare_name_given_to_someone_met_everywhere_is_settled_apart_when_a_namesake_comes():
+    # Odile Marchetti is named beside every other entity of a small bank: a hub. A bare
+    # "Odile" with one holder in sight joins her; once a second Odile arrives it fits two,
+    # and the settle must undo the guess in any order, however central the first holder.
+    places = ["Harbour Road", "Kestrel Bakery", "Linden Library", "Quarry Pool", "Mossgiel Farm"]
+    places += ["Tarn Gallery", "Brook Market", "Fennel Cafe", "Orchard Hall", "Pike Station"]
+    notes = [
+        fact(
+            day,
+            f"Odile Marchetti went to {place} with her sister.",
+            ("Odile Marchetti", "person"),
+            (place, "place"),
+        )
+        for day, place in enumerate(places, start=1)
+    ]
+    notes += [
+        fact(12, "Odile called in the evening.", ("Odile", "person")),
+        fact(20, "Odile Brandvold repairs clocks.", ("Odile Brandvold", "person")),
+        fact(21, "Odile Brandvold sold a clock.", ("Odile Brandvold", "person")),
+    ]
+    bank = MemoryBank()
+    for note in notes[:11]:
+        bank.retain(note)
+    ws = bank.working_set()
+    hub = next(e for e in ws.entities.values() if "odile marchetti" in e.names)
+    assert hub.degree >= hub_degree(ws.bank_entities, DEFAULT_POLICY)
+    forward, reverse = retained(notes), retained(notes[::-1])
+    assert forward == reverse
+    assert frozenset({"m012:Odile"}) in forward
+
+
+def test_a_settle_replays_a_hub_with_few_mentions_but_does_not_take_its_company():
+    bank = MemoryBank(settle=False)
+    places = [f"Stop {chr(65 + i)}" for i in range(12)]
+    for day, place in enumerate(places, start=1):
+        bank.retain(
+            fact(day, f"Ines Varga drove to {place}.", ("Ines Varga", "person"), (place, "place"))
+        )
+    ws = bank.working_set()
+    ines = bank.facts[0].mentions[0].entity_id
+    free, anchored = split_block([ws.entities[ines]], pinned=set())
+    assert (free, anchored) == ({ines}, set())
+    assert block_of(ws, [("ines varga", "person")], [ines]) == {ines}
