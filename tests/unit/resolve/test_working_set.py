@@ -122,3 +122,30 @@ def test_names_memo_is_forgotten_when_names_change_not_when_counts_do():
     ws.add_name("sarah", "sarah", "Sarah", stated=True, memory_id="m3")  # now stated
     ws.names_memo("sarah", names)
     assert len(calls) == 3
+
+
+def test_an_entity_kept_at_its_known_degree_weighs_as_the_hub_it_is():
+    # A settle replays a hub's facts from the first: its degree counts up from nothing, and
+    # until it reached the hub line again its company would weigh as a stranger's.
+    ws = WorkingSet(bank_entities=20)
+    ws.neighbour_info["quiet"] = NeighbourInfo(degree=3)
+    for eid, neighbours in (("sarah", {"hub": 1, "quiet": 1}), ("hub", {"sarah": 1})):
+        ws.load(
+            WorkingEntity(
+                id=eid,
+                canonical=eid,
+                type="person",
+                first=NOW,
+                last=NOW,
+                names={eid: False},
+                mentions=1,
+                neighbours=Counter(neighbours),
+            )
+        )
+    replayed = ws.candidate("sarah", focus=frozenset()).neighbour_mass
+    ws.keep_degree("hub", 14)
+    assert ws.degree_of("hub") == 14
+    kept = ws.candidate("sarah", focus=frozenset()).neighbour_mass
+    assert (replayed, kept) == (1.0 + 3**-0.5, 3**-0.5)
+    ws.keep_degree("hub", 5)  # a floor, never a cut
+    assert ws.degree_of("hub") == 14
