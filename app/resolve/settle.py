@@ -5,8 +5,8 @@ arrives while one Tobias is known joins him, and stays with him when a second To
 later. After each batch the store therefore hands the *block* the batch touched (the entities
 that share a name key or a candidate channel with its mentions) to ``replay``: every fact
 that mentions a *free* entity of the block is resolved again, on an empty working set that
-holds only the *anchored* entities (those the settle must not rework: hubs, entities too large
-to replay, entities a person merged, split or told apart, vocabulary values), in a canonical
+holds only the *anchored* entities (those the settle must not rework: entities too large to
+replay, entities a person merged, split or told apart, vocabulary values), in a canonical
 order: full names first, then the short forms (``short_forms``), then the plain mentions of a
 full name that namesakes share (``unqualified_namesakes``: namesakes told apart by what is
 said next to the name, or by the company their facts keep, ``company``), each pass in event

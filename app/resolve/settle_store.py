@@ -4,8 +4,8 @@ Runs inside the retain write transaction, after the batch's facts and mentions a
 under the bank lock. Every change is an audited record with ``by: "settle"``: a split (its new
 entity is *not* recorded as different from its source, since no person said so) or a merge
 (the pair's open review is settled "same"; reviews about an entity merged away are closed
-with the reason). Entities that a person merged, split or told apart, vocabulary values,
-hubs and entities with many mentions are anchored: their mentions never move.
+with the reason). Entities that a person merged, split or told apart, vocabulary values and
+entities with many mentions are anchored: their mentions never move.
 """
 
 from __future__ import annotations
