@@ -87,16 +87,21 @@ class _Backlog:
         return 0
 
 
-async def test_a_backlog_is_worked_in_growing_batches_up_to_the_bound(
-    graph: Graph, bank: str
-) -> None:
-    backlog = _Backlog(left=100)
-    w = ConsolidationWorker(
+def draining(graph: Graph, backlog: _Backlog) -> ConsolidationWorker:
+    """A worker that drains ``backlog`` in batches of 4, doubling up to 32."""
+    return ConsolidationWorker(
         graph,
         cast(Consolidator, backlog),
         WorkerSettings(batch_size=4, max_batch_size=32),
         owner="A",
     )
+
+
+async def test_a_backlog_is_worked_in_growing_batches_up_to_the_bound(
+    graph: Graph, bank: str
+) -> None:
+    backlog = _Backlog(left=100)
+    w = draining(graph, backlog)
     assert await w.claim(bank)
     assert await w._drain(bank) == 100
     # Full batches double (per-batch costs spread over more facts), never past the bound; a
@@ -126,12 +131,7 @@ async def test_a_bank_deleted_while_it_is_consolidated_ends_its_drain_without_er
     graph: Graph, bank: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     deleted = _DeletedMidway(left=100, deleted_after=2)
-    w = ConsolidationWorker(
-        graph,
-        cast(Consolidator, deleted),
-        WorkerSettings(batch_size=4, max_batch_size=32),
-        owner="A",
-    )
+    w = draining(graph, deleted)
     assert await w.claim(bank)
     with caplog.at_level(logging.INFO, logger="app.consolidate.worker"):
         assert await w._drain(bank) == 12

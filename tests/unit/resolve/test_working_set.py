@@ -7,6 +7,20 @@ from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
+def person(eid: str, **neighbours: int) -> WorkingEntity:
+    """A person named by its id, with one mention and the given neighbours (id: facts)."""
+    return WorkingEntity(
+        id=eid,
+        canonical=eid,
+        type="person",
+        first=NOW,
+        last=NOW,
+        names={eid: False},
+        mentions=1,
+        neighbours=Counter(neighbours),
+    )
+
+
 def test_neighbour_mass_follows_the_hub_degree_as_the_bank_grows():
     # Sarah's neighbours: a popular one (degree 12) and a quiet one (degree 3). With 20
     # entities the hub degree is 10, so the popular one weighs nothing; as entities are
@@ -40,17 +54,7 @@ def test_neighbour_mass_follows_the_hub_degree_as_the_bank_grows():
 def test_a_neighbour_meeting_new_entities_changes_the_mass():
     ws = WorkingSet(bank_entities=20)
     for eid in ("sarah", "alex"):
-        ws.load(
-            WorkingEntity(
-                id=eid,
-                canonical=eid,
-                type="person",
-                first=NOW,
-                last=NOW,
-                names={eid: False},
-                mentions=1,
-            )
-        )
+        ws.load(person(eid))
     ws.cooccur(["sarah", "alex"])
     assert ws.candidate("sarah", focus=frozenset()).neighbour_mass == 1.0
     for i in range(10):  # alex meets ten others: its weight for Sarah falls to 1/sqrt(11)
@@ -129,19 +133,8 @@ def test_an_entity_kept_at_its_known_degree_weighs_as_the_hub_it_is():
     # until it reached the hub line again its company would weigh as a stranger's.
     ws = WorkingSet(bank_entities=20)
     ws.neighbour_info["quiet"] = NeighbourInfo(degree=3)
-    for eid, neighbours in (("sarah", {"hub": 1, "quiet": 1}), ("hub", {"sarah": 1})):
-        ws.load(
-            WorkingEntity(
-                id=eid,
-                canonical=eid,
-                type="person",
-                first=NOW,
-                last=NOW,
-                names={eid: False},
-                mentions=1,
-                neighbours=Counter(neighbours),
-            )
-        )
+    ws.load(person("sarah", hub=1, quiet=1))
+    ws.load(person("hub", sarah=1))
     replayed = ws.candidate("sarah", focus=frozenset()).neighbour_mass
     ws.keep_degree("hub", 14)
     assert ws.degree_of("hub") == 14
