@@ -11,7 +11,7 @@ groups that are still alike on average are one person's (above ``APART_SIMILARIT
 above ``APART_SHARE`` of how alike each group's own facts are), and those left apart are
 namesakes (``company_groups``). Each group's mentions carry a ``company`` qualifier of their
 own, which conflicts with the other groups', and the name's mentions in no group are decided
-last, as plain mentions of namesakes are (``settle.unqualified_namesakes``).
+last, as plain mentions of namesakes are (``settle.namesakes_decided_last``).
 
 One person written about in two settings (at work, at home) falls into two groups at some
 level too, but the two stay alike on average, in how the person is written about; a person's

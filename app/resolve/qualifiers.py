@@ -608,11 +608,12 @@ def _kind_of(preposition: str) -> Kind:
 
 
 # Kinds compared with one another: who a person is to the user, and where a thing is.
+_WHO = "who"
 _DIMENSIONS: dict[Kind, str] = {
     "place": "place",
-    "organization": "who",
-    "role": "who",
-    "description": "who",
+    "organization": _WHO,
+    "role": _WHO,
+    "description": _WHO,
 }
 # Kinds compared by their content words rather than as names.
 _WORDED = frozenset({"role", "description"})
@@ -646,10 +647,18 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
     nothing against the other. A relation ("her husband, Tama", "my flatmate, Ada") is left
     out: it says how a person stands to someone, which any job, place of work or habit goes
     with.
+
+    Two sides in one ``company`` group (a name's facts that are alike, told apart from its
+    namesakes' by what they are about) are one holder's: what each says the holder is, a
+    night nurse or someone from the choir, are facets of one person, not two people. Their
+    places are still compared.
     """
     mine = _by_dimension(ours)
     other = _by_dimension(theirs)
+    one_group = any(a.key == b.key for a in mine.get(COMPANY, ()) for b in other.get(COMPANY, ()))
     for dim in sorted(mine.keys() & other.keys()):
+        if dim == _WHO and one_group:
+            continue
         if not any(compatible(a, b) for a in mine[dim] for b in other[dim]):
             kinds = sorted({q.kind for q in (*mine[dim], *other[dim])})
             return (

@@ -7,12 +7,13 @@ that share a name key or a candidate channel with its mentions) to ``replay``: e
 that mentions a *free* entity of the block is resolved again, on an empty working set that
 holds only the *anchored* entities (those the settle must not rework: entities too large to
 replay, entities a person merged, split or told apart, vocabulary values), in a canonical
-order: full names first, then the short forms (``short_forms``), then the plain mentions of a
-full name that namesakes share (``unqualified_namesakes``: namesakes told apart by what is
-said next to the name, or by the company their facts keep, ``company``), each pass in event
-time, then text (``fact_order``). Between namesakes, a fact clearly most like one holder's
-facts joins that one (``evidence.alike_pick``, with the facts' embeddings). The result is a
-function of the facts, not of their arrival.
+order: full names first, then the short forms (``short_forms``), then the mentions of a full
+name that namesakes share which nothing places (``namesakes_decided_last``: namesakes told
+apart by what is said next to the name, or by the company their facts keep, ``company``; the
+plain mentions, and those in none of the name's groups), each pass in event time, then text
+(``fact_order``). Between namesakes, a fact clearly most like one holder's facts joins that
+one (``evidence.alike_pick``, with the facts' embeddings). The result is a function of the
+facts, not of their arrival.
 ``plan`` turns the difference between where each mention is and where the replay put it into
 splits and merges, which the store applies through the audited repair machinery (``by:
 "settle"``, revertible like any other record).
@@ -172,10 +173,10 @@ def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
     return out
 
 
-def unqualified_namesakes(
+def namesakes_decided_last(
     facts: Sequence[SettleFact], company: Mapping[tuple[str, int], Qualifier] | None = None
 ) -> set[tuple[str, int]]:
-    """(memory id, index) of the mentions a replay decides last: namesakes' plain full names.
+    """(memory id, index) of the mentions a replay decides last: namesakes' unplaced full names.
 
     A full name stated with qualifiers that cannot hold for one person ("Daniel Okafor from
     the choir", "Daniel Okafor, who runs the bike shop,") is held by two. A mention of it with
@@ -183,11 +184,16 @@ def unqualified_namesakes(
     sees every holder with all its company, and joins one only when the evidence separates
     them. Decided in time order among them, it would join whichever holder's company happened
     to come first. ``company``: the mentions whose facts' company tells namesakes apart
-    (``company.company_groups``), counted as qualified.
+    (``company.company_groups``), counted as qualified. Where a name has such groups, its
+    mentions in none are decided last too, whatever is said next to them: each group's holder
+    is then known with every facet its group gives it (what a person is, 0049), and a facet
+    met before the rest of its holder's group no longer makes a holder of its own.
     """
     company = company or {}
     stated: defaultdict[tuple[str, str], set[tuple[Qualifier, ...]]] = defaultdict(set)
     plain: defaultdict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    ungrouped: defaultdict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    grouped: set[tuple[str, str]] = set()
     for fact in facts:
         said = qualifiers_in(
             fact.content, [m.text for m in fact.mentions], [m.type for m in fact.mentions]
@@ -195,11 +201,17 @@ def unqualified_namesakes(
         for i, m in enumerate(fact.mentions):
             name = (name_key(m.text), type_class(m.type))
             kept = company.get((fact.memory_id, i))
+            if kept is None:
+                ungrouped[name].append((fact.memory_id, i))
+            else:
+                grouped.add(name)
             if said[i] or kept is not None:
                 stated[name].add((*said[i], kept) if kept is not None else said[i])
             else:
                 plain[name].append((fact.memory_id, i))
     out: set[tuple[str, int]] = set()
+    for name in grouped:
+        out.update(ungrouped[name])
     for name, mentions in plain.items():
         held = sorted(stated.get(name, ()))
         if any(qualifier_conflict(a, b) for a, b in itertools.combinations(held, 2)):
@@ -306,11 +318,11 @@ def replay(
         for f in ordered
     }
     short = short_forms(facts)
-    unqualified = unqualified_namesakes(facts, company)
+    last = namesakes_decided_last(facts, company)
     raw: dict[MentionSlot, str] = {}
 
     def stage(fact: SettleFact, i: int) -> int:
-        if (fact.memory_id, i) in unqualified:
+        if (fact.memory_id, i) in last:
             return 2
         return 1 if (fact.mentions[i].text, fact.mentions[i].type) in short else 0
 

@@ -38,3 +38,23 @@ DENTAL_FACTS = [
     "Ines Varga stopped me in the street to ask whether the sensitive toothpaste helped.",
     "Ines Varga is leaving the dental practice for a job at the university clinic.",
 ]
+
+# Two namesakes of a name the text says is shared, one of whom is said to be several things
+# that share no word: a retired welder, someone from the rowing club, the boat captain. Each
+# is a facet of one rower, not another person (``qualifiers.conflict``).
+ROWING_FACTS = [
+    "Ola Vestrum, a retired welder, fixed the bent rigger on our coxless four.",
+    "Ola Vestrum from the rowing club lent me her spare oars for the regatta.",
+    "Ola Vestrum coached the juniors through their first rowing race on the river.",
+    "Ola Vestrum and I carried the boat down to the river after the regatta.",
+    "Ola Vestrum, our boat captain, wants every rower at the boathouse by six.",
+    "At the boathouse Ola Vestrum showed the novices how to feather an oar.",
+]
+TAX_FACTS = [
+    "My tax adviser is also called Ola Vestrum, like the rower.",
+    "Ola Vestrum sent back my tax return with three deductions I had missed.",
+    "Ola Vestrum wants the receipts for the home office before the tax deadline.",
+    "Ola Vestrum filed the quarterly VAT return for the bakery.",
+    "Ola Vestrum explained the pension tax relief to me over the phone.",
+    "Ola Vestrum checked my self-assessment and found an unpaid tax bill from last year.",
+]

@@ -16,7 +16,7 @@ from app.resolve.company import MASK, company_groups, company_texts
 from app.resolve.memory_bank import MemoryBank
 from app.resolve.model import Mention
 from app.resolve.qualifiers import COMPANY, Qualifier, conflict
-from app.resolve.settle import SettleFact, SettleMention, company_reviews
+from app.resolve.settle import SettleFact, SettleMention, company_reviews, replay
 from app.resolve.settle_store import CachedEmbed
 from app.store.embeddings import Embedder
 from tests.support.namesakes import (
@@ -24,6 +24,8 @@ from tests.support.namesakes import (
     CHOIR_FACTS,
     DENTAL_FACTS,
     ENGINE_FACTS,
+    ROWING_FACTS,
+    TAX_FACTS,
 )
 
 CHOIR = [1.0, 0.0, 0.0]
@@ -119,6 +121,15 @@ def test_company_qualifiers_of_two_groups_conflict_and_agree_with_anything_else(
     assert conflict([a], [b]) is not None
     assert conflict([a], [a, town]) is None
     assert conflict([a], [town]) is None
+    # In one group, what each side says its holder is are facets of one person; in two
+    # groups, or where the places differ, they still part.
+    welder = Qualifier(kind="role", key="retired welder", text="a retired welder")
+    club = Qualifier(kind="description", key="rowing club", text="the rowing club")
+    harbour = Qualifier(kind="place", key="tarn harbour", text="Tarn Harbour")
+    assert conflict([welder], [club]) is not None
+    assert conflict([a, welder], [a, club]) is None
+    assert conflict([a, welder], [b, club]) is not None
+    assert conflict([a, town], [a, harbour]) is not None
 
 
 T0 = datetime(2027, 3, 1, tzinfo=UTC)
@@ -218,13 +229,23 @@ def _interleaved(first: list[str], second: list[str], name: str) -> list[FactInp
     ]
 
 
+def _in_both_orders(
+    first: list[str],
+    second: list[str],
+    name: str,
+    embed: Callable[[Sequence[str]], Sequence[Sequence[float]]],
+) -> set[frozenset[str]]:
+    """The people two namesakes' interleaved facts make; the same when read in reverse."""
+    facts = _interleaved(first, second, name)
+    forward = _people(facts, embed)
+    assert forward == _people(facts[::-1], embed)
+    return forward
+
+
 async def test_namesakes_whose_name_the_text_says_is_shared_are_two_in_any_order(
     embedder: Embedder,
 ) -> None:
-    embed = _blocking(embedder)
-    facts = _interleaved(BAND_FACTS, DENTAL_FACTS, "Ines Varga")
-    forward = _people(facts, embed)
-    assert forward == _people(facts[::-1], embed)
+    forward = _in_both_orders(BAND_FACTS, DENTAL_FACTS, "Ines Varga", _blocking(embedder))
     band = max(forward, key=lambda g: len(g & set(BAND_FACTS)))
     dental = max(forward, key=lambda g: len(g & set(DENTAL_FACTS)))
     assert band != dental
@@ -249,3 +270,55 @@ async def test_a_settle_embeds_each_text_once_while_it_is_cached() -> None:
     await cached(["ab"])
     await cached(["abc"])
     assert asked == [["ab", "abc"], ["abcd"], ["abc"]]
+
+
+async def test_one_namesakes_facets_that_share_no_word_stay_one_person_in_any_order(
+    embedder: Embedder,
+) -> None:
+    forward = _in_both_orders(ROWING_FACTS, TAX_FACTS, "Ola Vestrum", _blocking(embedder))
+    # The rower is a retired welder, from the rowing club and the boat captain: one entity.
+    rower = [g for g in forward if g & set(ROWING_FACTS)]
+    assert len(rower) == 1 and not rower[0] & set(TAX_FACTS[1:])
+    tax = max(forward, key=lambda g: len(g & set(TAX_FACTS)))
+    assert len(tax & set(TAX_FACTS)) >= 4
+
+
+def test_a_mention_left_out_of_a_names_groups_is_decided_after_them() -> None:
+    # "The engineer" shares no word with "Brask Rail", the one facet the engine mechanic has
+    # when it comes in time order; once his group is in, "the rail engineer" is his too.
+    def note(day: int, content: str) -> SettleFact:
+        mention = SettleMention(text="Wen Harlow", entity_id=f"e{day:02d}", type="person")
+        return SettleFact(
+            memory_id=f"f{day:02d}",
+            at=T0 + timedelta(days=day),
+            content=content,
+            mentions=(mention,),
+        )
+
+    choir = [
+        note(day, f"Wen Harlow, our choir director, picked hymn {day}.") for day in (2, 4, 6, 8)
+    ]
+    engine = [
+        note(1, "Wen Harlow from Brask Rail fixed a coolant line."),
+        note(3, "Wen Harlow replaced a leaking fuel pump."),
+        note(30, "Wen Harlow, the rail engineer, swapped a traction motor."),
+    ]
+    odd = note(5, "Wen Harlow, the engineer, trained two apprentices.")
+    vectors = {(f.memory_id, 0): CHOIR for f in choir} | {(f.memory_id, 0): ENGINE for f in engine}
+    vectors[(odd.memory_id, 0)] = ODD
+    facts = [*choir, *engine, odd]
+    for order in (facts, facts[::-1]):
+        targets = replay(
+            order,
+            {f"e{f.memory_id[1:]}" for f in facts},
+            [],
+            {},
+            bank_entities=8,
+            company_vectors=vectors,
+        ).targets
+        holder = {
+            f.memory_id: targets[(f.memory_id, f.mentions[0].entity_id, "Wen Harlow")]
+            for f in facts
+        }
+        assert len({holder[f.memory_id] for f in engine}) == 1
+        assert holder[odd.memory_id] == holder["f01"] != holder["f02"]
