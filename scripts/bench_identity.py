@@ -9,7 +9,9 @@ corpus's own score.py (per order, per case family, examples, and order agreement
     .venv/bin/python scripts/bench_identity.py CORPUS --url http://127.0.0.1:8888  # running service
 
 Without --url the service runs in this process against the test Neo4j (MNEMO_NEO4J_URI
-overrides) with a temporary data directory.
+overrides) with a temporary data directory. A settle runs behind the writes on timers, so
+which writes one settle covers depends on the machine's pace; ``--settle-after N`` settles
+each time the queued writes touched N entities instead (``bench_support.settle_timing``).
 """
 
 from __future__ import annotations
@@ -35,19 +37,24 @@ from app.curate.schemas.banks import BankUpdate
 from app.domain.names import name_key, type_class
 from app.embedded import serve_in_thread
 from app.retain.schemas import EntityHint, RetainItem
-from scripts.bench_support import benchmark_neo4j_auth
+from scripts.bench_support import SETTLE_AFTER_HELP, benchmark_neo4j_auth, settle_timing
 
 
 @contextmanager
-def service(url: str | None) -> Iterator[str]:
-    """The given service, or one served from this process."""
+def service(url: str | None, settle_after: int | None = None) -> Iterator[str]:
+    """The given service, or one served from this process (``settle_timing``)."""
     if url:
         yield url
         return
     uri = os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697")
     with tempfile.TemporaryDirectory(prefix="mnemo-identity-") as data_dir:
         settings = load_settings(
-            {}, data_dir=data_dir, neo4j_uri=uri, log_level="warning", **benchmark_neo4j_auth()
+            {},
+            data_dir=data_dir,
+            neo4j_uri=uri,
+            log_level="warning",
+            **benchmark_neo4j_auth(),
+            **settle_timing(settle_after),
         )
         with serve_in_thread(settings) as served:
             yield served
@@ -144,14 +151,17 @@ def main() -> int:
     parser.add_argument("--url", help="a running Mnemo (default: serve one in this process)")
     parser.add_argument("--out", type=Path, default=Path(".data/bench_identity"))
     parser.add_argument("--examples", type=int, default=5)
+    parser.add_argument("--settle-after", type=int, metavar="N", help=SETTLE_AFTER_HELP)
     args = parser.parse_args()
+    if args.url and args.settle_after:
+        parser.error("--settle-after sets the timing of a service this script serves, not --url's")
     corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
     scorer = scorer_for(args.corpus)
     args.out.mkdir(parents=True, exist_ok=True)
     items = list(corpus["items"])
     mentions = sum(len(i["mentions"]) for i in items)
     paths = {}
-    with service(args.url) as url, MnemoClient(url) as client:
+    with service(args.url, args.settle_after) as url, MnemoClient(url) as client:
         for order, sequence in (("forward", items), ("reverse", items[::-1])):
             assignment, elapsed = assign(client, sequence)
             path = args.out / f"{order}.json"

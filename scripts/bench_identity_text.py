@@ -51,12 +51,15 @@ from app.curate.schemas.banks import BankUpdate
 from app.domain.names import PERSON_TITLES
 from app.embedded import serve_in_thread
 from app.retain.schemas import RetainItem
-from scripts.bench_support import benchmark_neo4j_auth, benchmark_neo4j_uri
+from scripts.bench_support import (
+    SETTLE_AFTER_HELP,
+    benchmark_neo4j_auth,
+    benchmark_neo4j_uri,
+    settle_timing,
+)
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
 CORPUS = Path(__file__).resolve().parent / "data" / "identity_text.json"
-# A settle timer that never fires within a run (``--settle-after``).
-NEVER_MS = 3_600_000.0
 
 
 def occurrences(text: str, names: dict[str, str]) -> Counter[str]:
@@ -155,14 +158,7 @@ def main() -> int:
     parser.add_argument("--part", action="append", choices=["tune", "measure"])
     parser.add_argument("--order", action="append", choices=["forward", "reverse"])
     parser.add_argument("--neo4j-uri")
-    parser.add_argument(
-        "--settle-after",
-        type=int,
-        metavar="N",
-        help="settle once the queued writes touched N entities (and before the read-back), "
-        "not on the service's timers: which writes a settle covers no longer depends on the "
-        "machine's pace",
-    )
+    parser.add_argument("--settle-after", type=int, metavar="N", help=SETTLE_AFTER_HELP)
     parser.add_argument(
         "--show-entities",
         action="store_true",
@@ -174,20 +170,13 @@ def main() -> int:
     orders = args.order or ["forward", "reverse"]
     uri = benchmark_neo4j_uri(args.neo4j_uri)
     with tempfile.TemporaryDirectory(prefix="mnemo-idtext-") as data_dir:
-        timing: dict[str, object] = {}
-        if args.settle_after:
-            timing = {
-                "settle_max_entities": args.settle_after,
-                "settle_delay_ms": NEVER_MS,
-                "settle_max_wait_ms": NEVER_MS,
-            }
         settings = load_settings(
             {},
             data_dir=data_dir,
             neo4j_uri=uri,
             log_level="warning",
             **benchmark_neo4j_auth(),
-            **timing,
+            **settle_timing(args.settle_after),
         )
         with serve_in_thread(settings) as url, MnemoClient(url) as client:
             for name in parts:
