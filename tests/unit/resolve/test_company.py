@@ -310,7 +310,7 @@ def test_a_mention_left_out_of_a_names_groups_is_decided_after_them() -> None:
     for order in (facts, facts[::-1]):
         targets = replay(
             order,
-            {f"e{f.memory_id[1:]}" for f in facts},
+            {f.mentions[0].entity_id for f in facts},
             [],
             {},
             bank_entities=8,
