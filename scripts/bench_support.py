@@ -21,7 +21,7 @@ NEVER_MS = 3_600_000.0
 # What ``--settle-after`` says, for the scripts that take it.
 SETTLE_AFTER_HELP = (
     "settle once the queued writes touched N entities (and before the read-back), not on the "
-    "service's timers: which writes a settle covers no longer depends on the machine's pace"
+    "service's timers: which writes a settle covers does not depend on the machine's pace"
 )
 
 

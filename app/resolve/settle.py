@@ -187,7 +187,7 @@ def namesakes_decided_last(
     (``company.company_groups``), counted as qualified. Where a name has such groups, its
     mentions in none are decided last too, whatever is said next to them: each group's holder
     is then known with every facet its group gives it (what a person is, 0049), and a facet
-    met before the rest of its holder's group no longer makes a holder of its own.
+    met before the rest of its holder's group does not make a holder of its own.
     """
     company = company or {}
     stated: defaultdict[tuple[str, str], set[tuple[Qualifier, ...]]] = defaultdict(set)
