@@ -203,6 +203,8 @@ class RetainPipeline:
             write=self._write, publish=self._publish, limits=groups or GroupLimits()
         )
         self._publishers = KeyedLocks()
+        # Held by a bank's publish transactions and by its settles: see ``_settle``.
+        self._publish_transactions = KeyedLocks()
         self._settles = SettleBehind(self._settle, settle or SettleTiming())
 
     @property
@@ -458,7 +460,12 @@ class RetainPipeline:
 
     async def _settle(self, bank_id: str, pending: PendingSettle) -> None:
         async def work(tx: Tx) -> object:
-            return await self._resolver.settle(tx, bank_id, pending)
+            # A settle moves stored facts' mentions and a publish clears flags on stored facts:
+            # side by side they deadlock, and Neo4j's victim was most often the settle, its
+            # replay run again from scratch while it kept the bank's writers waiting. Taken
+            # after the bank's lock, so a settle never holds up a publish while it waits.
+            async with self._publish_transactions.hold(bank_id):
+                return await self._resolver.settle(tx, bank_id, pending)
 
         started = time.perf_counter()
         outcome = await self._graph.write(bank_id, work)
@@ -640,7 +647,8 @@ class RetainPipeline:
         await self._vectors.flush()
         written = [f.id for f in facts] + list(retired)
         if written:
-            await publish_facts(self._graph, bank_id, written, semantic)
+            async with self._publish_transactions.hold(bank_id):
+                await publish_facts(self._graph, bank_id, written, semantic)
 
 
 # -- pure helpers ---------------------------------------------------------------------------
