@@ -18,6 +18,7 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -37,16 +38,18 @@ from app.resolve.memory_bank import (
     take_within,
 )
 from app.resolve.model import Mention
-from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention
+from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention, WriteGate
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
 from app.resolve.settle_store import (
+    BlockReplay,
     CachedEmbed,
     Embed,
     SettleOutcome,
     StoredVectors,
     annotate_mentions,
+    apply_replay,
     as_given,
-    settle_block,
+    replay_block,
 )
 from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
@@ -252,47 +255,54 @@ class GraphResolver:
             memory_ids=frozenset(f.memory_id for f in facts) if touched else frozenset(),
         )
 
-    async def settle(self, tx: Tx, bank_id: str, pending: PendingSettle) -> SettleOutcome:
+    async def settle(
+        self, tx: Tx, bank_id: str, pending: PendingSettle, *, writing: WriteGate = nullcontext
+    ) -> SettleOutcome:
         """Re-resolve the block ``pending`` touched and apply the difference (``settle_store``).
 
         Runs in a write transaction of its own, after the writes it covers; unmarks their facts.
+        Everything is read and decided before ``writing`` is entered, so that the settle takes
+        no write lock while it replays.
         """
-        if pending.memory_ids:
-            await tx.run(
-                "resolve/settled", {"bank_id": bank_id, "memory_ids": sorted(pending.memory_ids)}
+        replayed = BlockReplay(None, (), 0, 0)
+        if pending.touched:
+            count = await tx.run(
+                "resolve/bank_entities", {"bank_id": bank_id, "cap": BANK_ENTITIES_CAP}
             )
-        if not pending.touched:
-            return SettleOutcome((), (), 0, 0)
-        count = await tx.run(
-            "resolve/bank_entities", {"bank_id": bank_id, "cap": BANK_ENTITIES_CAP}
-        )
-        ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
-        # Entities written since may have been merged away or deleted: the block starts from
-        # those still there (the walk loads nothing for a missing id).
-        block, anchors = await self._block(
-            tx, bank_id, sorted(pending.names, key=str), set(pending.touched), ws
-        )
-        if block <= anchors:
-            # Nothing in the block may move (the usual case once a bank knows its people):
-            # no replay, and the anchors' neighbours need not be read.
-            outcome = SettleOutcome((), (), len(block), 0)
-        else:
-            await self._load_entities(tx, bank_id, anchors, ws)
-            outcome = await settle_block(
-                tx,
-                bank_id,
-                block,
-                [ws.entities[i] for i in sorted(block) if i in ws.entities],
-                ws.neighbour_info,
-                bank_entities=ws.bank_entities,
-                policy=self._policy,
-                embed=self._embed,
-                stored_vectors=self._stored_vectors,
+            ws = WorkingSet(self._policy, bank_entities=int(count[0]["n"]))
+            # Entities written since may have been merged away or deleted: the block starts
+            # from those still there (the walk loads nothing for a missing id).
+            block, anchors = await self._block(
+                tx, bank_id, sorted(pending.names, key=str), set(pending.touched), ws
             )
-        # Each entity whose mentions the settle moved, or to which a write gave a mention of
-        # another type than its own, carries the type its mentions now say by majority, not
-        # the one it was created with; the rest of the block has the type it had.
-        await retype_entities(tx, bank_id, set(pending.retype) | set(outcome.changed))
+            if block <= anchors:
+                # Nothing in the block may move (the usual case once a bank knows its people):
+                # no replay, and the anchors' neighbours need not be read.
+                replayed = BlockReplay(None, (), len(block), 0)
+            else:
+                await self._load_entities(tx, bank_id, anchors, ws)
+                replayed = await replay_block(
+                    tx,
+                    bank_id,
+                    block,
+                    [ws.entities[i] for i in sorted(block) if i in ws.entities],
+                    ws.neighbour_info,
+                    bank_entities=ws.bank_entities,
+                    policy=self._policy,
+                    embed=self._embed,
+                    stored_vectors=self._stored_vectors,
+                )
+        async with writing():
+            if pending.memory_ids:
+                await tx.run(
+                    "resolve/settled",
+                    {"bank_id": bank_id, "memory_ids": sorted(pending.memory_ids)},
+                )
+            outcome = await apply_replay(tx, bank_id, replayed)
+            # Each entity whose mentions the settle moved, or to which a write gave a mention
+            # of another type than its own, carries the type its mentions now say by majority,
+            # not the one it was created with; the rest of the block has the type it had.
+            await retype_entities(tx, bank_id, set(pending.retype) | set(outcome.changed))
         return outcome
 
     async def _block(

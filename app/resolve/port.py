@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import datetime
 from typing import Protocol
 
@@ -10,6 +11,9 @@ import msgspec
 
 from app.domain.banks import BankConfig
 from app.store.graph import Tx
+
+# Entered by a settle once it has decided, before its first write, and held to its end.
+WriteGate = Callable[[], AbstractAsyncContextManager[object]]
 
 
 class MentionToResolve(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,8 +95,11 @@ class EntityResolver(Protocol):
         Called after the batch's facts and mentions are written, in the same transaction.
         """
 
-    async def settle(self, tx: Tx, bank_id: str, pending: PendingSettle) -> object:
+    async def settle(
+        self, tx: Tx, bank_id: str, pending: PendingSettle, *, writing: WriteGate = nullcontext
+    ) -> object:
         """Make the identities of what ``pending`` touched a function of the evidence.
 
-        Runs in a write transaction of its own, after the writes it covers (``settle_store``).
+        Runs in a write transaction of its own, after the writes it covers (``settle_store``):
+        it reads and decides first, then enters ``writing`` and writes.
         """

@@ -1,11 +1,12 @@
 """Settle against the graph: read a block, replay it (``settle``), apply the plan as repairs.
 
-Runs inside the retain write transaction, after the batch's facts and mentions are written,
-under the bank lock. Every change is an audited record with ``by: "settle"``: a split (its new
-entity is *not* recorded as different from its source, since no person said so) or a merge
-(the pair's open review is settled "same"; reviews about an entity merged away are closed
-with the reason). Entities that a person merged, split or told apart, vocabulary values and
-entities with many mentions are anchored: their mentions never move.
+Runs in a write transaction of its own under the bank lock, after the writes it covers
+(decision 0018): ``replay_block`` reads and decides, ``apply_replay`` writes. Every change is
+an audited record with ``by: "settle"``: a split (its new entity is *not* recorded as
+different from its source, since no person said so) or a merge (the pair's open review is
+settled "same"; reviews about an entity merged away are closed with the reason). Entities
+that a person merged, split or told apart, vocabulary values and entities with many mentions
+are anchored: their mentions never move.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from app.resolve.settle import (
     replay,
     settle_company_texts,
 )
-from app.resolve.working_set import NeighbourInfo, WorkingEntity
+from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key
 from app.store.vectors import QueryVectors
@@ -202,7 +203,19 @@ async def annotate_mentions(
         await tx.run("resolve/annotate_mentions", {"bank_id": bank_id, "mentions": rows})
 
 
-async def settle_block(
+class BlockReplay(msgspec.Struct, frozen=True):
+    """What a settle decided for its block, before anything of it is written.
+
+    ``plan`` is None when nothing in the block may move (every entity pinned or anchored).
+    """
+
+    plan: SettlePlan | None
+    reviews: tuple[ReviewRecord, ...]
+    block: int
+    replayed: int
+
+
+async def replay_block(
     tx: Tx,
     bank_id: str,
     block: Iterable[str],
@@ -213,8 +226,8 @@ async def settle_block(
     policy: ResolutionPolicy = DEFAULT_POLICY,
     embed: Embed | None = None,
     stored_vectors: StoredVectors | None = None,
-) -> SettleOutcome:
-    """Replay the block (``entities``: its entities as stored) and apply the difference.
+) -> BlockReplay:
+    """Replay the block (``entities``: its entities as stored); reads only.
 
     ``embed``: the store's embedding model, for namesakes told apart by their facts' company
     (``company``) and by how alike a fact is to each one's facts (``evidence.alike_pick``);
@@ -227,7 +240,7 @@ async def settle_block(
     }
     free, anchored = split_block(entities, pinned=pinned)
     if not free:
-        return SettleOutcome((), (), len(ids), 0)
+        return BlockReplay(None, (), len(ids), 0)
     rows = await tx.rows(
         "resolve/settle_facts", {"bank_id": bank_id, "ids": sorted(free)}, _FactRow
     )
@@ -261,10 +274,18 @@ async def settle_block(
         for m in f.mentions:
             if m.entity_id in free:
                 first_seen[m.entity_id] = min(first_seen.get(m.entity_id, f.at), f.at)
-    settled = plan(result.targets, first_seen)
-    applied = await apply_plan(tx, bank_id, settled)
-    await _file_reviews(tx, bank_id, settled, applied.final, result.reviews)
-    return SettleOutcome(applied.splits, applied.merges, len(ids), len(facts), applied.changed)
+    return BlockReplay(plan(result.targets, first_seen), result.reviews, len(ids), len(facts))
+
+
+async def apply_replay(tx: Tx, bank_id: str, replayed: BlockReplay) -> SettleOutcome:
+    """Write what ``replay_block`` decided: splits, merges and reviews."""
+    if replayed.plan is None:
+        return SettleOutcome((), (), replayed.block, replayed.replayed)
+    applied = await apply_plan(tx, bank_id, replayed.plan)
+    await _file_reviews(tx, bank_id, replayed.plan, applied.final, replayed.reviews)
+    return SettleOutcome(
+        applied.splits, applied.merges, replayed.block, replayed.replayed, applied.changed
+    )
 
 
 async def _fact_vectors(
@@ -502,14 +523,16 @@ async def refresh_fact_names(tx: Tx, bank_id: str, memory_ids: Sequence[str]) ->
 
 
 async def _file_reviews(
-    tx: Tx, bank_id: str, settled: SettlePlan, final: dict[str, str], reviews: Sequence[object]
+    tx: Tx,
+    bank_id: str,
+    settled: SettlePlan,
+    final: dict[str, str],
+    reviews: Sequence[ReviewRecord],
 ) -> None:
     from app.resolve.graph_resolver import review_id
-    from app.resolve.working_set import ReviewRecord
 
     out: dict[str, dict[str, object]] = {}
     for record in reviews:
-        assert isinstance(record, ReviewRecord)
         a = final.get(record.entity_id, record.entity_id)
         for other in record.others:
             b = final.get(other, other)

@@ -203,7 +203,7 @@ class RetainPipeline:
             write=self._write, publish=self._publish, limits=groups or GroupLimits()
         )
         self._publishers = KeyedLocks()
-        # Held by a bank's publish transactions and by its settles: see ``_settle``.
+        # Held by a bank's publish transactions and by its settles' writes: see ``_settle``.
         self._publish_transactions = KeyedLocks()
         self._settles = SettleBehind(self._settle, settle or SettleTiming())
 
@@ -460,12 +460,14 @@ class RetainPipeline:
 
     async def _settle(self, bank_id: str, pending: PendingSettle) -> None:
         async def work(tx: Tx) -> object:
-            # A settle moves stored facts' mentions and a publish clears flags on stored facts:
-            # side by side they deadlock, and Neo4j's victim was most often the settle, its
-            # replay run again from scratch while it kept the bank's writers waiting. Taken
-            # after the bank's lock, so a settle never holds up a publish while it waits.
-            async with self._publish_transactions.hold(bank_id):
-                return await self._resolver.settle(tx, bank_id, pending)
+            # A settle's writes (the marks and mentions of the facts it covers) and a publish
+            # (the pending flags and links of the same facts) deadlocked side by side, and
+            # Neo4j failed the settle, whose replay then ran again with the bank's writers
+            # waiting. The settle decides first and keeps publishes out only while it writes,
+            # so a publish (and a recall waiting for it) never waits for a replay.
+            return await self._resolver.settle(
+                tx, bank_id, pending, writing=lambda: self._publish_transactions.hold(bank_id)
+            )
 
         started = time.perf_counter()
         outcome = await self._graph.write(bank_id, work)
