@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from app.curate.schemas.banks import BankUpdate
-from app.resolve import graph_resolver
+from app.resolve.settle_store import replay_block as real_replay_block
 from app.retain.publish import publish_facts
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
@@ -41,16 +41,16 @@ async def held(
 ) -> AsyncIterator[tuple[Runtime, HeldReplay]]:
     """A runtime whose settles stop in their replay until released."""
     hold = HeldReplay()
-    real = graph_resolver.replay_block
 
     async def replay_block(*args: Any, **kwargs: Any) -> Any:
         hold.entered.set()
         await asyncio.wait_for(hold.release.wait(), PUBLISH_TIMEOUT_S * 2)
-        return await real(*args, **kwargs)
+        return await real_replay_block(*args, **kwargs)
 
     settings = make_settings(tmp_path_factory.mktemp("held-settle"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(graph_resolver, "replay_block", replay_block)
+        # Where the resolver looks it up.
+        patch.setattr("app.resolve.graph_resolver.replay_block", replay_block)
         async with Runtime.open(settings, background=False) as runtime:
             yield runtime, hold
 
@@ -94,7 +94,7 @@ async def test_a_publish_of_the_facts_a_settle_covers_commits_while_it_replays(
             "MATCH (e:Entity {bank_id: $b, type: 'person'}) RETURN e.canonical_name AS name",
             b=bank_id,
         )
-        assert sorted(r["name"] for r in people) == ["Ada Marlowe", "Grace Okonjo"]
+        assert sorted(str(r["name"]) for r in people) == ["Ada Marlowe", "Grace Okonjo"]
     finally:
         hold.release.set()
         await runtime.retainer.wait_idle()
