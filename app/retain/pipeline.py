@@ -461,10 +461,10 @@ class RetainPipeline:
     async def _settle(self, bank_id: str, pending: PendingSettle) -> None:
         async def work(tx: Tx) -> object:
             # A settle's writes (the marks and mentions of the facts it covers) and a publish
-            # (the pending flags and links of the same facts) deadlocked side by side, and
-            # Neo4j failed the settle, whose replay then ran again with the bank's writers
-            # waiting. The settle decides first and keeps publishes out only while it writes,
-            # so a publish (and a recall waiting for it) never waits for a replay.
+            # (the pending flags and links of the same facts) deadlock side by side, and a
+            # failed settle runs its replay again while the bank's writers wait (0050). The
+            # settle decides first and keeps publishes out only while it writes, so a publish
+            # (and a recall waiting for it) never waits for a replay.
             return await self._resolver.settle(
                 tx, bank_id, pending, writing=lambda: self._publish_transactions.hold(bank_id)
             )
