@@ -3,8 +3,8 @@
 Two people who share a full name are often written about with nothing next to the name to
 tell them apart: "Wen Harlow made the basses sing the hymn again", "Wen Harlow found a
 cracked coolant line". What tells them apart is what their facts are about. In a settle's
-block, each fact of a person's full name that the block holds at least ``2 * MIN_GROUP``
-times is embedded with that name masked (``company_texts``). Linking the facts that are
+block, each fact that writes a person's full name that ``2 * MIN_GROUP`` facts of the block or
+more write is embedded with that name masked (``company_texts``). Linking the facts that are
 alike, from the lowest level of ``LINK_LEVELS`` up, the first level at which they fall into
 two groups or more of ``MIN_GROUP`` facts each is where the name may be held by namesakes;
 groups that are still alike on average are one person's (above ``APART_SIMILARITY``, and
@@ -19,6 +19,14 @@ odd fact out is in no group and splits nothing. Only people are read this way: a
 organisation is where unrelated people do unrelated things, and its facts rarely hold together
 at all.
 
+A name's company is the sentences it is written in, each counted once. A fact that carries
+the name without writing it (an entity the caller supplied joins every fact of its item,
+``retain.pipeline``) says nothing about its holder and is not grouped. A statement made again
+(a sentence retained twice, a message an agent repeats) is one piece of evidence however often
+it is stored: the facts whose masked texts are equal are read once when grouping, and each
+takes the label its statement's group gets. Copies are as alike as facts can be; counted one
+by one, three of them made a "namesake's" group of one sentence.
+
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
 """
@@ -26,6 +34,7 @@ facts came in (the embedding is the caller's: the store's model).
 from __future__ import annotations
 
 import itertools
+import re
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 
@@ -54,26 +63,23 @@ APART_SHARE = 0.5
 # What the name is replaced by: the facts are compared on what they say, not on the name.
 MASK = "someone"
 
-# (fact id, mentions as (text, type)) of a block's facts.
-FactNames = tuple[str, Sequence[tuple[str, str | None]]]
+# (fact id, text, mentions as (text, type)) of a block's facts.
+FactNames = tuple[str, str, Sequence[tuple[str, str | None]]]
 Slot = tuple[str, int]
 
 
-def company_texts(
-    facts: Sequence[tuple[str, str, Sequence[tuple[str, str | None]]]],
-    shared: Collection[str] = (),
-) -> dict[Slot, str]:
+def company_texts(facts: Sequence[FactNames], shared: Collection[str] = ()) -> dict[Slot, str]:
     """(fact id, mention index) → the fact's text with that name masked, for the names to group.
 
     ``facts``: each fact's id, text and mentions (text, type). Only full names (two words or
-    more) that ``2 * MIN_GROUP`` facts or more hold are grouped: of people, and of
+    more) that ``2 * MIN_GROUP`` facts or more write are grouped: of people, and of
     organisations the text says are shared (``shared``: name keys, ``shared_names``).
     """
-    slots = _slots_by_name([(fid, mentions) for fid, _, mentions in facts], shared)
+    slots = _slots_by_name(facts, shared)
     content = {fid: text for fid, text, _ in facts}
     surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
     return {
-        slot: content[slot[0]].replace(surface[slot], MASK)
+        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]], flags=re.IGNORECASE)
         for group in slots.values()
         for slot in group
     }
@@ -86,22 +92,36 @@ def company_groups(
 ) -> dict[Slot, Qualifier]:
     """(fact id, mention index) → its ``company`` qualifier, for names held by namesakes.
 
-    ``vectors``: the embedding of each text ``company_texts`` gave (a slot without one is
-    linked to nothing). ``shared``: the name keys the text says more than one holds
-    (``shared_names``): their facts are parted at the average-linkage tree's top cut
-    (``_parted``), without asking whether the parts are apart enough.
+    ``facts`` as ``company_texts`` reads them; ``vectors``: the embedding of each text it gave
+    (a slot without one is linked to nothing). ``shared``: the name keys the text says more
+    than one holds (``shared_names``): their facts are parted at the average-linkage tree's top
+    cut (``_parted``), without asking whether the parts are apart enough.
     """
+    texts = company_texts(facts, shared)
     out: dict[Slot, Qualifier] = {}
     for key, slots in sorted(_slots_by_name(facts, shared).items()):
-        present = [s for s in slots if s in vectors]
-        groups = _parted(present, vectors) if key in shared else _namesakes(present, vectors)
-        for group in groups:
+        copies = _statements([s for s in slots if s in vectors], texts)
+        # Each statement is read once, by the embedding of its first copy.
+        firsts = {copy[0]: copy for copy in copies}
+        parts = _parted if key in shared else _namesakes
+        for group in parts(sorted(firsts), vectors):
+            members = sorted(slot for first in group for slot in firsts[first])
             # Named by its first fact: the same group, the same key, whatever the order.
-            first = min(fid for fid, _ in group)
-            label = Qualifier(kind=COMPANY, key=f"{key}#{first}", text=f"{len(group)} facts alike")
-            for slot in group:
+            first_fact = members[0][0]
+            label = Qualifier(
+                kind=COMPANY, key=f"{key}#{first_fact}", text=f"{len(group)} facts alike"
+            )
+            for slot in members:
                 out[slot] = label
     return out
+
+
+def _statements(slots: Sequence[Slot], texts: Mapping[Slot, str]) -> list[list[Slot]]:
+    """The slots grouped by their masked text, each group sorted: one statement, its copies."""
+    by_text: defaultdict[str, list[Slot]] = defaultdict(list)
+    for slot in sorted(slots):
+        by_text[texts[slot]].append(slot)
+    return list(by_text.values())
 
 
 def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:
@@ -218,14 +238,18 @@ def _within(group: list[int], similarity: npt.NDArray[np.float64]) -> float:
 
 def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[str, list[Slot]]:
     by_name: defaultdict[str, list[Slot]] = defaultdict(list)
-    for fid, mentions in facts:
+    for fid, content, mentions in facts:
         seen: set[str] = set()
         for i, (text, kind) in enumerate(mentions):
             key = name_key(text)
             grouped = type_class(kind) == "person" or (
                 type_class(kind) == "organization" and key in shared
             )
-            if grouped and len(key.split()) >= 2 and key not in seen:
+            # A name the fact's text does not write (a caller's entity joins every fact of its
+            # item) keeps no company there: the sentence is about something else. A caller may
+            # write the name in another case than the text does.
+            written = bool(text) and text.casefold() in content.casefold()
+            if grouped and written and len(key.split()) >= 2 and key not in seen:
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}

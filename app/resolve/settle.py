@@ -300,7 +300,9 @@ def replay(
     ws.read_topics = True
     shared = said_shared(facts)
     company = company_groups(
-        [(f.memory_id, _moving_names(f, free_ids)) for f in facts], company_vectors or {}, shared
+        [(f.memory_id, f.content, _moving_names(f, free_ids)) for f in facts],
+        company_vectors or {},
+        shared,
     )
     for entity in anchored:
         ws.load(_copy(entity))

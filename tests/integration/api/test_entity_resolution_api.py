@@ -491,6 +491,49 @@ def test_two_namesakes_known_only_by_what_their_facts_say_are_two_entities(
     assert len(merged) == 1
 
 
+def test_a_sentence_retained_again_and_again_is_one_statement_not_a_namesake(
+    http: httpx.Client, cbank: str
+) -> None:
+    """Copies of one sentence are as alike as facts can be, yet say one thing once.
+
+    Counted one by one, four copies made a group of their own, far from what the choir
+    director's other facts are about, and the settle parted it as a namesake.
+    """
+    repeated = "Wen Harlow asked me to water the tomatoes while she is away."
+    texts = [
+        t for pair in zip(CHOIR_FACTS, [repeated] * 4 + [None] * 2, strict=True) for t in pair if t
+    ]
+    ids = each(
+        http,
+        cbank,
+        *(item(t, "Wen Harlow", at=f"2027-{1 + n // 4:02d}-{1 + 7 * (n % 4):02d}T09:00:00Z")
+          for n, t in enumerate(texts)),
+    )  # fmt: skip
+    assert len({entity_of(http, cbank, mid, "Wen Harlow") for mid in ids}) == 1
+
+
+def test_a_supplied_person_is_not_parted_by_the_facts_of_her_items_that_do_not_name_her(
+    http: httpx.Client, bank: str
+) -> None:
+    """A caller's entity joins every fact of its item, those about other things too.
+
+    Each note names the choir director in one sentence and tells of a mechanic's work in the
+    next. The mechanic's sentences carry her name without writing it; read as her company,
+    they made a second "Wen Harlow", as far from the choir as a namesake.
+    """
+    notes = [
+        f"{choir} {engine.replace('Wen Harlow', 'Piet Oosting')}"
+        for choir, engine in zip(CHOIR_FACTS, ENGINE_FACTS, strict=True)
+    ]
+    ids = each(
+        http,
+        bank,
+        *(item(t, "Wen Harlow", at=f"2027-0{1 + n}-01T09:00:00Z") for n, t in enumerate(notes)),
+    )
+    assert len(ids) > len(notes)  # each note's sentences are facts of their own
+    assert len({entity_of(http, bank, mid, "Wen Harlow") for mid in ids}) == 1
+
+
 def test_a_bare_name_of_two_namesakes_joins_the_one_its_fact_is_about(
     http: httpx.Client, cbank: str
 ) -> None:

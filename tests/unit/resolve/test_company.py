@@ -35,8 +35,11 @@ ODD = [0.0, 0.0, 1.0]
 
 def names(
     n: int, text: str = "Wen Harlow", kind: str = "person"
-) -> list[tuple[str, list[tuple[str, str | None]]]]:
-    return [(f"f{i:02d}", [(text, kind), ("Tarn Quay", "place")]) for i in range(n)]
+) -> list[tuple[str, str, list[tuple[str, str | None]]]]:
+    return [
+        (f"f{i:02d}", f"{text} at Tarn Quay, day {i}.", [(text, kind), ("Tarn Quay", "place")])
+        for i in range(n)
+    ]
 
 
 def test_two_groups_of_facts_that_share_nothing_are_two_namesakes() -> None:
@@ -83,6 +86,36 @@ def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_
     assert company_groups(names(5), apart) == {}
 
 
+def test_copies_of_one_statement_count_once_and_share_its_group() -> None:
+    # Four choir facts and a sentence stored four times over: the copies are as alike as facts
+    # can be, yet they are one statement, not a second person's three or more.
+    facts = names(4)
+    facts += [(f"f{i:02d}", "Wen Harlow fixed the coolant line.", facts[0][2]) for i in range(4, 8)]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
+    assert company_groups(facts, vectors) == {}
+    # With two more engine statements of their own, the engine group holds three statements;
+    # every copy carries its label.
+    facts += [(f"f{i:02d}", f"Wen Harlow swapped pump {i}.", facts[0][2]) for i in (8, 9)]
+    vectors |= {("f08", 0): ENGINE, ("f09", 0): ENGINE}
+    labels = company_groups(facts, vectors)
+    engine = {labels[(f"f{i:02d}", 0)] for i in range(4, 10)}
+    assert len(engine) == 1 and engine != {labels[("f00", 0)]}
+    assert engine.pop().text == "3 facts alike"
+    assert company_groups(facts[::-1], vectors) == labels
+
+
+def test_facts_that_carry_the_name_without_writing_it_keep_no_company_of_it() -> None:
+    # A caller's entity joins every fact of its item: four sentences about other people carry
+    # the name too. They say nothing of its holder, so they part nobody from the choir.
+    facts = names(4)
+    facts += [(f"f{i:02d}", f"The engine shed got new lamp {i}.", facts[0][2]) for i in range(4, 8)]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
+    assert company_groups(facts, vectors) == {}
+    assert company_texts(facts) == {}  # eight facts hold it, four write it: too few
+    facts += [(f"f{i:02d}", f"Wen Harlow sang hymn {i}.", facts[0][2]) for i in (8, 9)]
+    assert set(company_texts(facts)) == {(f"f{i:02d}", 0) for i in (0, 1, 2, 3, 8, 9)}
+
+
 def test_a_name_the_text_says_is_shared_is_parted_even_where_its_groups_are_alike() -> None:
     # 0.25 alike on average: read as one person in two settings, unless the text said the
     # name is shared; then the two groups are two holders.
@@ -112,6 +145,9 @@ def test_the_texts_compared_mask_the_name_and_only_names_held_often_are_read() -
     texts = company_texts(facts)
     assert set(texts) == {(f"f{i}", 0) for i in range(6)}  # Ede Brask: five facts, too few
     assert texts[("f0", 0)] == f"{MASK} tuned the organ with Ede Brask, day 0."
+    # A caller may write the name in another case than the text does: it is still written.
+    lower = [(fid, text, [("wen harlow", "person")]) for fid, text, _ in facts]
+    assert company_texts(lower)[("f5", 0)] == f"{MASK} tuned the organ."
 
 
 def test_company_qualifiers_of_two_groups_conflict_and_agree_with_anything_else() -> None:
