@@ -44,7 +44,8 @@ import numpy.typing as npt
 from app.domain.names import name_key, type_class
 from app.resolve.qualifiers import COMPANY, Qualifier
 
-# Facts a group must hold, each side, for a name to be read as held by namesakes.
+# Statements (facts, a copy counted once) a group must hold, each side, for a name to be read
+# as held by namesakes.
 MIN_GROUP = 3
 # The levels of cosine similarity (all-MiniLM-L6-v2, the name masked) at which facts are
 # linked, lowest first: the range in which one person's facts and two namesakes' are alike on
