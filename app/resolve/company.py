@@ -25,7 +25,7 @@ the name without writing it (an entity the caller supplied joins every fact of i
 (a sentence retained twice, a message an agent repeats) is one piece of evidence however often
 it is stored: the facts whose masked texts are equal are read once when grouping, and each
 takes the label its statement's group gets. Copies are as alike as facts can be; counted one
-by one, three of them made a "namesake's" group of one sentence.
+by one, three of them would make a "namesake's" group of one sentence.
 
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
@@ -76,14 +76,7 @@ def company_texts(facts: Sequence[FactNames], shared: Collection[str] = ()) -> d
     more) that ``2 * MIN_GROUP`` facts or more write are grouped: of people, and of
     organisations the text says are shared (``shared``: name keys, ``shared_names``).
     """
-    slots = _slots_by_name(facts, shared)
-    content = {fid: text for fid, text, _ in facts}
-    surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
-    return {
-        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]], flags=re.IGNORECASE)
-        for group in slots.values()
-        for slot in group
-    }
+    return _masked(facts, _slots_by_name(facts, shared))
 
 
 def company_groups(
@@ -98,9 +91,10 @@ def company_groups(
     than one holds (``shared_names``): their facts are parted at the average-linkage tree's top
     cut (``_parted``), without asking whether the parts are apart enough.
     """
-    texts = company_texts(facts, shared)
+    by_name = _slots_by_name(facts, shared)
+    texts = _masked(facts, by_name)
     out: dict[Slot, Qualifier] = {}
-    for key, slots in sorted(_slots_by_name(facts, shared).items()):
+    for key, slots in sorted(by_name.items()):
         copies = _statements([s for s in slots if s in vectors], texts)
         # Each statement is read once, by the embedding of its first copy.
         firsts = {copy[0]: copy for copy in copies}
@@ -115,6 +109,17 @@ def company_groups(
             for slot in members:
                 out[slot] = label
     return out
+
+
+def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -> dict[Slot, str]:
+    """Each slot's fact text with its name masked, wherever and in whatever case it is written."""
+    content = {fid: text for fid, text, _ in facts}
+    surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
+    return {
+        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]], flags=re.IGNORECASE)
+        for slots in by_name.values()
+        for slot in slots
+    }
 
 
 def _statements(slots: Sequence[Slot], texts: Mapping[Slot, str]) -> list[list[Slot]]:

@@ -496,8 +496,8 @@ def test_a_sentence_retained_again_and_again_is_one_statement_not_a_namesake(
 ) -> None:
     """Copies of one sentence are as alike as facts can be, yet say one thing once.
 
-    Counted one by one, four copies made a group of their own, far from what the choir
-    director's other facts are about, and the settle parted it as a namesake.
+    Counted one by one, four copies would make a group of their own, far from what the choir
+    director's other facts are about, and the settle would part it as a namesake.
     """
     repeated = "Wen Harlow asked me to water the tomatoes while she is away."
     texts = [
@@ -519,7 +519,7 @@ def test_a_supplied_person_is_not_parted_by_the_facts_of_her_items_that_do_not_n
 
     Each note names the choir director in one sentence and tells of a mechanic's work in the
     next. The mechanic's sentences carry her name without writing it; read as her company,
-    they made a second "Wen Harlow", as far from the choir as a namesake.
+    they would make a second "Wen Harlow", as far from the choir as a namesake.
     """
     notes = [
         f"{choir} {engine.replace('Wen Harlow', 'Piet Oosting')}"
