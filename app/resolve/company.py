@@ -116,7 +116,7 @@ def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -
     content = {fid: text for fid, text, _ in facts}
     surface = {(fid, i): mentions[i][0] for fid, _, mentions in facts for i in range(len(mentions))}
     return {
-        slot: re.sub(re.escape(surface[slot]), MASK, content[slot[0]], flags=re.IGNORECASE)
+        slot: _written_at(surface[slot]).sub(MASK, content[slot[0]])
         for slots in by_name.values()
         for slot in slots
     }
@@ -252,10 +252,15 @@ def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[
                 type_class(kind) == "organization" and key in shared
             )
             # A name the fact's text does not write (a caller's entity joins every fact of its
-            # item) keeps no company there: the sentence is about something else. A caller may
-            # write the name in another case than the text does.
-            written = bool(text) and text.casefold() in content.casefold()
+            # item) keeps no company there: the sentence is about something else. Written is
+            # where the mask finds it (``_masked``), in whatever case a caller wrote the name.
+            written = bool(text) and _written_at(text).search(content) is not None
             if grouped and written and len(key.split()) >= 2 and key not in seen:
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}
+
+
+def _written_at(name: str) -> re.Pattern[str]:
+    """Where a fact's text writes the name, in any case."""
+    return re.compile(re.escape(name), re.IGNORECASE)
