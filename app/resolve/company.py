@@ -251,11 +251,12 @@ def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[
             grouped = type_class(kind) == "person" or (
                 type_class(kind) == "organization" and key in shared
             )
+            if not grouped or len(key.split()) < 2 or key in seen:
+                continue
             # A name the fact's text does not write (a caller's entity joins every fact of its
             # item) keeps no company there: the sentence is about something else. Written is
             # where the mask finds it (``_masked``), in whatever case a caller wrote the name.
-            written = bool(text) and _written_at(text).search(content) is not None
-            if grouped and written and len(key.split()) >= 2 and key not in seen:
+            if text and _written_at(text).search(content) is not None:
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}

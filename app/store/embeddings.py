@@ -161,15 +161,15 @@ def _integer_model(source: Path, target: Path) -> None:
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
     options.optimized_model_filepath = str(folded)
     onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-    quantize_logger = logging.getLogger()
+    root = logging.getLogger()
     # quantize_dynamic advises, on the root logger, a pre-processing step meant for models
     # quantised from scratch; this one only moves its int8 weights into integer arithmetic.
-    level = quantize_logger.level
-    quantize_logger.setLevel(logging.ERROR)
+    level = root.level
+    root.setLevel(logging.ERROR)
     try:
         quantize_dynamic(folded, target, weight_type=QuantType.QInt8, per_channel=True)
     finally:
-        quantize_logger.setLevel(level)
+        root.setLevel(level)
         folded.unlink(missing_ok=True)
 
 
