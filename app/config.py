@@ -42,6 +42,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # Embeddings (fastembed). Unset path: the offline all-MiniLM-L6-v2 built from PyPI packages.
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embedding_model_path: str | None = None
+    # Where the model folders built from PyPI packages go; unset: data_dir/models. Several data
+    # folders may share one: a folder is built once, atomically, and only read after.
+    models_dir: str | None = None
     embedding_dim: int = 384
     embedding_batch_size: int = 64
     # ONNX threads per embedding batch; 0: onnxruntime's default (every core). One leaves the
@@ -133,6 +136,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     def data_path(self) -> Path:
         """The data directory as an absolute path."""
         return Path(self.data_dir).expanduser().resolve()
+
+    @property
+    def models_path(self) -> Path:
+        """Where built model folders live, as an absolute path."""
+        if self.models_dir:
+            return Path(self.models_dir).expanduser().resolve()
+        return self.data_path / "models"
 
     @property
     def uses_local_neo4j(self) -> bool:

@@ -197,16 +197,15 @@ def resolve_model_dir(settings: Settings) -> Path | None:
     """Return the local model folder to load, or None when the model comes from the hub.
 
     ``embedding_model_path`` wins; otherwise the default model is built from PyPI packages under
-    ``<data_dir>/models``; any other model name is downloaded by fastembed.
+    ``models_path`` (``<data_dir>/models`` unless ``models_dir`` says so); any other model name
+    is downloaded by fastembed.
     """
     if settings.embedding_model_path:
         return Path(settings.embedding_model_path).expanduser().resolve()
     if settings.embedding_model == DEFAULT_MODEL:
         integer = integer_arithmetic(settings)
         folder = INTEGER_DIR_NAME if integer else OFFLINE_DIR_NAME
-        return build_offline_model_dir(
-            settings.data_path / "models" / folder, integer_arithmetic=integer
-        )
+        return build_offline_model_dir(settings.models_path / folder, integer_arithmetic=integer)
     return None
 
 

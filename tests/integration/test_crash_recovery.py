@@ -25,7 +25,7 @@ import pytest
 
 from app.runtime import Runtime
 from app.store.qdrant_edge import EdgeVectorStore
-from tests.conftest import make_settings, neo4j_test_env
+from tests.conftest import TEST_MODELS_DIR, make_settings, neo4j_test_env
 from tests.support.helpers import GraphProbe
 from tests.support.live_server import free_port
 
@@ -37,6 +37,7 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
     env.update(
         MNEMO_DATA_DIR=str(data_dir),
+        MNEMO_MODELS_DIR=str(TEST_MODELS_DIR),
         # These tests compare what retain left behind with what the next start published; the
         # consolidation worker would add observations (and their vectors) in between.
         MNEMO_CONSOLIDATION_WORKER="false",

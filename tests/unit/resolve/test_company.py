@@ -19,6 +19,7 @@ from app.resolve.qualifiers import COMPANY, Qualifier, conflict
 from app.resolve.settle import SettleFact, SettleMention, company_reviews, replay
 from app.resolve.settle_store import CachedEmbed
 from app.store.embeddings import Embedder
+from tests.conftest import TEST_MODELS_DIR
 from tests.support.namesakes import (
     BAND_FACTS,
     CHOIR_FACTS,
@@ -173,7 +174,9 @@ T0 = datetime(2027, 3, 1, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 async def embedder(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embedder]:
-    settings = load_settings({}, data_dir=str(tmp_path_factory.mktemp("company-embed")))
+    settings = load_settings(
+        {}, data_dir=str(tmp_path_factory.mktemp("company-embed")), models_dir=str(TEST_MODELS_DIR)
+    )
     yield await Embedder.load(settings)
 
 

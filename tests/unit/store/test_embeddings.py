@@ -22,11 +22,14 @@ from app.store.embeddings import (
     ModelFilesMissing,
     build_offline_model_dir,
 )
+from tests.conftest import TEST_MODELS_DIR
 
 
 @pytest.fixture(scope="module")
 async def embedder(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embedder]:
-    settings = load_settings({}, data_dir=str(tmp_path_factory.mktemp("embed-data")))
+    settings = load_settings(
+        {}, data_dir=str(tmp_path_factory.mktemp("embed-data")), models_dir=str(TEST_MODELS_DIR)
+    )
     yield await Embedder.load(settings)
 
 
@@ -48,6 +51,21 @@ def test_offline_folder_build_is_idempotent_and_leaves_no_temp_dirs(tmp_path: Pa
 
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == stamps
     assert [p.name for p in target.parent.iterdir()] == ["all-MiniLM-L6-v2"]
+
+
+def test_data_folders_that_share_a_models_folder_build_the_model_once(tmp_path: Path) -> None:
+    models = tmp_path / "models-shared"
+    first, second = (
+        load_settings({}, data_dir=str(tmp_path / name), models_dir=str(models))
+        for name in ("one", "two")
+    )
+
+    folder = embeddings.resolve_model_dir(first)
+    stamps = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+
+    assert embeddings.resolve_model_dir(second) == folder == models / INTEGER_DIR_NAME
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps
+    assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
 
 
 def test_an_incomplete_folder_is_rebuilt(tmp_path: Path) -> None:
