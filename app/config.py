@@ -87,7 +87,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     consolidation_batch_size: int = 64
     consolidation_poll_s: float = 1.0
     consolidation_lease_s: float = 60.0
-    consolidation_yield: float = 3.0
+    consolidation_yield: float = 9.0
     # Webhook deliveries: attempts per delivery, and the first wait before a retry (doubling,
     # capped at five minutes).
     webhook_max_attempts: int = 5
