@@ -3,7 +3,8 @@
 Each line of the markup is ``DATE | CASES | content``; mentions in the content are marked
 ``{surface|type|gold}``. Items on one date keep their order (minutes apart). Cases are
 comma-separated ``family/sub-case`` names; every item is listed under its sub-case and its
-family. A ``hub`` case names the hub identity through its first mention.
+family. The hub of each ``hub`` case is the identity its items mention most often (the writer
+need not name the hub first).
 
     .venv/bin/python scripts/data/build_identity_corpus.py scripts/data/identity_dev2.txt \
         scripts/data/identity_dev2.json
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 MARK = re.compile(r"\{([^{}|]+)\|([^{}|]+)\|([^{}|]+)\}")
@@ -23,7 +24,7 @@ MARK = re.compile(r"\{([^{}|]+)\|([^{}|]+)\|([^{}|]+)\}")
 def build(lines: list[str], about: str, prefix: str = "d2") -> dict[str, object]:
     items = []
     cases: dict[str, list[str]] = defaultdict(list)
-    hubs: set[str] = set()
+    hub_mentions: dict[str, Counter[str]] = defaultdict(Counter)
     per_date: dict[str, int] = defaultdict(int)
     for line in lines:
         if not line.strip() or line.startswith("#"):
@@ -48,8 +49,9 @@ def build(lines: list[str], about: str, prefix: str = "d2") -> dict[str, object]
             for name in dict.fromkeys((family, case)):
                 cases[name].append(item_id)
             if family == "hub":
-                hubs.add(mentions[0]["gold"])
-    return {"about": about, "hubs": sorted(hubs), "items": items, "cases": dict(cases)}
+                hub_mentions[case].update({m["gold"] for m in mentions})
+    hubs = sorted({counts.most_common(1)[0][0] for counts in hub_mentions.values() if counts})
+    return {"about": about, "hubs": hubs, "items": items, "cases": dict(cases)}
 
 
 def main() -> int:
