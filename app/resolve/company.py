@@ -23,9 +23,13 @@ A name's company is the sentences it is written in, each counted once. A fact th
 the name without writing it (an entity the caller supplied joins every fact of its item,
 ``retain.pipeline``) says nothing about its holder and is not grouped. A statement made again
 (a sentence retained twice, a message an agent repeats) is one piece of evidence however often
-it is stored: the facts whose masked texts are equal are read once when grouping, and each
-takes the label its statement's group gets. Copies are as alike as facts can be; counted one
-by one, three of them would make a "namesake's" group of one sentence.
+it is stored, and so is a set sentence filled with other names ("X met A in B", "X met C in
+D"), one way of writing: the facts of one form (``_form``) are read once when grouping, and
+each takes the label its statement's group gets. Copies, and one form's facts, are as alike as
+facts can be; counted one by one, three of them would make a "namesake's" group of one
+sentence. And groups whose facts write the same other people,
+places or organisations (``SHARED_COMPANY`` of them, the bank's hubs aside) keep one person's
+company, however differently they are written: they are joined.
 
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
@@ -61,6 +65,8 @@ APART_SIMILARITY = 0.16
 # are written about alike above ``APART_SIMILARITY``, yet each one's facts hold together twice
 # as tightly. (0.6 lost a right merge on the development corpora and split nothing more.)
 APART_SHARE = 0.5
+# Groups whose facts write this many of the same other names are one person's company.
+SHARED_COMPANY = 2
 # What the name is replaced by: the facts are compared on what they say, not on the name.
 MASK = "someone"
 
@@ -83,13 +89,16 @@ def company_groups(
     facts: Sequence[FactNames],
     vectors: Mapping[Slot, npt.ArrayLike],
     shared: Collection[str] = (),
+    beside: Mapping[str, Collection[str]] | None = None,
 ) -> dict[Slot, Qualifier]:
     """(fact id, mention index) → its ``company`` qualifier, for names held by namesakes.
 
     ``facts`` as ``company_texts`` reads them; ``vectors``: the embedding of each text it gave
     (a slot without one is linked to nothing). ``shared``: the name keys the text says more
     than one holds (``shared_names``): their facts are parted at the average-linkage tree's top
-    cut (``_parted``), without asking whether the parts are apart enough.
+    cut (``_parted``), without asking whether the parts are apart enough. ``beside``: fact id →
+    the name keys of the other things the fact names, hubs left out; groups of a name not said
+    to be shared that write ``SHARED_COMPANY`` of the same ones are one person's.
     """
     by_name = _slots_by_name(facts, shared)
     texts = _masked(facts, by_name)
@@ -99,7 +108,10 @@ def company_groups(
         # Each statement is read once, by the embedding of its first copy.
         firsts = {copy[0]: copy for copy in copies}
         parts = _parted if key in shared else _namesakes
-        for group in parts(sorted(firsts), vectors):
+        groups = parts(sorted(firsts), vectors)
+        if beside is not None and key not in shared:
+            groups = _join_by_company(groups, firsts, key, beside)
+        for group in groups:
             members = sorted(slot for first in group for slot in firsts[first])
             # Named by its first fact: the same group, the same key, whatever the order.
             first_fact = members[0][0]
@@ -109,6 +121,35 @@ def company_groups(
             for slot in members:
                 out[slot] = label
     return out
+
+
+def _join_by_company(
+    groups: list[list[Slot]],
+    copies: Mapping[Slot, Sequence[Slot]],
+    key: str,
+    beside: Mapping[str, Collection[str]],
+) -> list[list[Slot]]:
+    """Join groups whose facts write ``SHARED_COMPANY`` or more of the same other names."""
+    names = [
+        {name for first in group for slot in copies[first] for name in beside.get(slot[0], ())}
+        - {key}
+        for group in groups
+    ]
+    parent = list(range(len(groups)))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in itertools.combinations(range(len(groups)), 2):
+        if len(names[a] & names[b]) >= SHARED_COMPANY:
+            parent[root(a)] = root(b)
+    joined: defaultdict[int, list[Slot]] = defaultdict(list)
+    for i, group in enumerate(groups):
+        joined[root(i)].extend(group)
+    out = [sorted(g) for g in joined.values()]
+    return sorted(out) if len(out) >= 2 else []
 
 
 def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -> dict[Slot, str]:
@@ -123,10 +164,10 @@ def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -
 
 
 def _statements(slots: Sequence[Slot], texts: Mapping[Slot, str]) -> list[list[Slot]]:
-    """The slots grouped by their masked text, each group sorted: one statement, its copies."""
+    """The slots grouped by their form (``_form``), each group sorted: one statement, its copies."""
     by_text: defaultdict[str, list[Slot]] = defaultdict(list)
     for slot in sorted(slots):
-        by_text[texts[slot]].append(slot)
+        by_text[_form(texts[slot])].append(slot)
     return list(by_text.values())
 
 
@@ -265,3 +306,22 @@ def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[
 def _written_at(name: str) -> re.Pattern[str]:
     """Where a fact's text writes the name, in any case."""
     return re.compile(re.escape(name), re.IGNORECASE)
+
+
+# Blanks a word that names something or counts (``_form``).
+_BLANK = "_"
+
+
+def _form(text: str) -> str:
+    """The sentence with its named things and numbers blanked, a run of them as one blank.
+
+    Capitalised words (any script that has case) and words with a digit are what a template
+    is filled with: "X met Ada Brenner in Graz on 3 May" and "X met Jun Okabe in Kobe on 9
+    June" are one way of writing.
+    """
+    words: list[str] = []
+    for word in text.split():
+        blank = word[0].isupper() or any(ch.isdigit() for ch in word)
+        if not (blank and words and words[-1] == _BLANK):
+            words.append(_BLANK if blank else word)
+    return " ".join(words)

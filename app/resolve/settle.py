@@ -299,10 +299,16 @@ def replay(
     ws.fact_vectors = unit_rows(fact_vectors) if fact_vectors else None
     ws.read_topics = True
     shared = said_shared(facts)
+    # Hubs keep company with everyone: writing one says nothing about who a name's holder is.
+    hubs = {e.id for e in anchored} | set(degrees or ())
     company = company_groups(
         [(f.memory_id, f.content, _moving_names(f, free_ids)) for f in facts],
         company_vectors or {},
         shared,
+        {
+            f.memory_id: {name_key(m.text) for m in f.mentions if m.entity_id not in hubs}
+            for f in facts
+        },
     )
     for entity in anchored:
         ws.load(_copy(entity))

@@ -512,6 +512,46 @@ def test_a_sentence_retained_again_and_again_is_one_statement_not_a_namesake(
     assert len({entity_of(http, cbank, mid, "Wen Harlow") for mid in ids}) == 1
 
 
+def test_a_person_written_about_in_set_sentences_with_other_names_is_one_entity(
+    http: httpx.Client, cbank: str
+) -> None:
+    """Notes an agent writes from a few set sentences, each filled with other names.
+
+    One sentence shape filled with other people, places and projects is how the notes are
+    written, not who they are about: embedded, such sentences are as alike as copies, so each
+    shape made a "namesake" of its own. What the groups write beside the name (the same
+    people, places and organisations) says they are one person's.
+    """
+    shapes = [
+        "Wen Harlow met {person} in {place} to discuss {project}.",
+        "Wen Harlow flew to {place} for the {org} offsite.",
+        "{org} signed a contract with Wen Harlow for {project}.",
+        "Wen Harlow presented {project} to the board of {org}.",
+        "{person} has lived in {place} for years and works with Wen Harlow.",
+        "Wen Harlow and {person} moved {project} to {place}.",
+    ]
+    people = ["Ada Brenner", "Tomas Lindgren", "Priya Nair", "Oskar Vell", "Mira Castell"]
+    places = ["Tallinn", "Dundee", "Graz", "Kobe"]
+    orgs = ["Ferrow Logistics", "Calder Bank", "Norrvik Labs"]
+    projects = ["Project Kite", "the Larch audit", "the Ember rollout"]
+    items = []
+    for n in range(18):
+        names = {
+            "person": (people[n % len(people)], "person"),
+            "place": (places[n % len(places)], "location"),
+            "org": (orgs[n % len(orgs)], "organization"),
+            "project": (projects[n % len(projects)], "project"),
+        }
+        shape = shapes[n % len(shapes)]
+        text = shape.format(**{k: v[0] for k, v in names.items()})
+        written = [v for k, v in names.items() if "{" + k + "}" in shape]
+        items.append(
+            item(text, "Wen Harlow", *written, at=f"2027-{1 + n // 2:02d}-0{1 + n % 2}T09:00:00Z")
+        )
+    ids = each(http, cbank, *items)
+    assert len({entity_of(http, cbank, mid, "Wen Harlow") for mid in ids}) == 1
+
+
 def test_a_supplied_person_is_not_parted_by_the_facts_of_her_items_that_do_not_name_her(
     http: httpx.Client, bank: str
 ) -> None:

@@ -34,11 +34,15 @@ ENGINE = [0.0, 1.0, 0.0]
 ODD = [0.0, 0.0, 1.0]
 
 
+# What each fact says its holder did: a sentence of its own, not one form with other names.
+DEEDS = ("sang", "rowed", "cooked", "painted", "fished", "danced", "read", "slept", "swam")
+
+
 def names(
     n: int, text: str = "Wen Harlow", kind: str = "person"
 ) -> list[tuple[str, str, list[tuple[str, str | None]]]]:
     return [
-        (f"f{i:02d}", f"{text} at Tarn Quay, day {i}.", [(text, kind), ("Tarn Quay", "place")])
+        (f"f{i:02d}", f"{text} {DEEDS[i]} at Tarn Quay.", [(text, kind), ("Tarn Quay", "place")])
         for i in range(n)
     ]
 
@@ -96,13 +100,58 @@ def test_copies_of_one_statement_count_once_and_share_its_group() -> None:
     assert company_groups(facts, vectors) == {}
     # With two more engine statements of their own, the engine group holds three statements;
     # every copy carries its label.
-    facts += [(f"f{i:02d}", f"Wen Harlow swapped pump {i}.", facts[0][2]) for i in (8, 9)]
+    facts += [
+        ("f08", "Wen Harlow swapped a pump.", facts[0][2]),
+        ("f09", "Wen Harlow bled the brakes.", facts[0][2]),
+    ]
     vectors |= {("f08", 0): ENGINE, ("f09", 0): ENGINE}
     labels = company_groups(facts, vectors)
     engine = {labels[(f"f{i:02d}", 0)] for i in range(4, 10)}
     assert len(engine) == 1 and engine != {labels[("f00", 0)]}
     assert engine.pop().text == "3 facts alike"
     assert company_groups(facts[::-1], vectors) == labels
+
+
+def test_one_way_of_writing_filled_with_other_names_is_one_statement() -> None:
+    # Four choir facts and four of one set sentence, each filled with other names: the set
+    # sentences are as alike as copies and say how the notes are written, not who is meant.
+    facts = names(4)
+    met = [
+        ("Ede Brask", "Tarn Quay"),
+        ("Ola Vint", "Sorrow Bay"),
+        ("Ida Kell", "Vang 9"),
+        ("Bo Aske", "Hull"),
+    ]
+    facts += [
+        (f"f{i:02d}", f"Wen Harlow met {who} in {where}.", facts[0][2])
+        for i, (who, where) in enumerate(met, 4)
+    ]
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
+    assert company_groups(facts, vectors) == {}
+    # Sentences of their own about the engine make a group of three statements, and every
+    # fact of the set sentence carries its label.
+    facts += [
+        ("f08", "Wen Harlow swapped a pump.", facts[0][2]),
+        ("f09", "Wen Harlow bled the brakes.", facts[0][2]),
+    ]
+    vectors |= {("f08", 0): ENGINE, ("f09", 0): ENGINE}
+    labels = company_groups(facts, vectors)
+    engine = {labels[(f"f{i:02d}", 0)] for i in range(4, 10)}
+    assert len(engine) == 1 and engine != {labels[("f00", 0)]}
+    assert engine.pop().text == "3 facts alike"
+
+
+def test_groups_that_write_the_same_other_names_keep_one_persons_company() -> None:
+    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
+    apart = {f"f{i:02d}": {"wen harlow", "ede brask" if i < 4 else "ola vint"} for i in range(8)}
+    assert len(set(company_groups(names(8), vectors, beside=apart).values())) == 2
+    # One name both groups write is no company of one person's (a town, a shop); two are.
+    one = apart | {"f00": {"ede brask", "ola vint"}}
+    assert len(set(company_groups(names(8), vectors, beside=one).values())) == 2
+    two = apart | {"f00": {"ede brask", "ola vint", "ida kell"}, "f05": {"ida kell"}}
+    assert company_groups(names(8), vectors, beside=two) == {}
+    # A name the text says is shared keeps its groups: the text said there are two.
+    assert len(set(company_groups(names(8), vectors, {"wen harlow"}, two).values())) == 2
 
 
 def test_facts_that_carry_the_name_without_writing_it_keep_no_company_of_it() -> None:
@@ -335,7 +384,8 @@ def test_a_mention_left_out_of_a_names_groups_is_decided_after_them() -> None:
         )
 
     choir = [
-        note(day, f"Wen Harlow, our choir director, picked hymn {day}.") for day in (2, 4, 6, 8)
+        note(day, f"Wen Harlow, our choir director, picked the {piece}.")
+        for day, piece in ((2, "anthem"), (4, "psalm"), (6, "carol"), (8, "motet"))
     ]
     engine = [
         note(1, "Wen Harlow from Brask Rail fixed a coolant line."),
