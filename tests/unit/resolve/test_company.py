@@ -91,15 +91,29 @@ def test_one_person_whose_facts_hold_together_or_a_place_or_too_few_facts_is_no_
     assert company_groups(names(5), apart) == {}
 
 
-def test_copies_of_one_statement_count_once_and_share_its_group() -> None:
-    # Four choir facts and a sentence stored four times over: the copies are as alike as facts
-    # can be, yet they are one statement, not a second person's three or more.
+# A sentence stored four times over, and one set sentence filled with other names four times:
+# as alike as facts can be, each says one thing once (how the notes are written, not who is
+# meant), not a second person's three statements or more.
+COPIES = ["Wen Harlow fixed the coolant line."] * 4
+ONE_FORM = [
+    f"Wen Harlow met {who} in {where}."
+    for who, where in [
+        ("Ede Brask", "Tarn Quay"),
+        ("Ola Vint", "Sorrow Bay"),
+        ("Ida Kell", "Vang 9"),
+        ("Bo Aske", "Hull"),
+    ]
+]
+
+
+@pytest.mark.parametrize("repeated", [COPIES, ONE_FORM], ids=["copies", "one form"])
+def test_one_statement_made_again_counts_once_and_shares_its_group(repeated: list[str]) -> None:
     facts = names(4)
-    facts += [(f"f{i:02d}", "Wen Harlow fixed the coolant line.", facts[0][2]) for i in range(4, 8)]
+    facts += [(f"f{i:02d}", text, facts[0][2]) for i, text in enumerate(repeated, 4)]
     vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
     assert company_groups(facts, vectors) == {}
     # With two more engine statements of their own, the engine group holds three statements;
-    # every copy carries its label.
+    # every fact of the repeated one carries its label.
     facts += [
         ("f08", "Wen Harlow swapped a pump.", facts[0][2]),
         ("f09", "Wen Harlow bled the brakes.", facts[0][2]),
@@ -110,35 +124,6 @@ def test_copies_of_one_statement_count_once_and_share_its_group() -> None:
     assert len(engine) == 1 and engine != {labels[("f00", 0)]}
     assert engine.pop().text == "3 facts alike"
     assert company_groups(facts[::-1], vectors) == labels
-
-
-def test_one_way_of_writing_filled_with_other_names_is_one_statement() -> None:
-    # Four choir facts and four of one set sentence, each filled with other names: the set
-    # sentences are as alike as copies and say how the notes are written, not who is meant.
-    facts = names(4)
-    met = [
-        ("Ede Brask", "Tarn Quay"),
-        ("Ola Vint", "Sorrow Bay"),
-        ("Ida Kell", "Vang 9"),
-        ("Bo Aske", "Hull"),
-    ]
-    facts += [
-        (f"f{i:02d}", f"Wen Harlow met {who} in {where}.", facts[0][2])
-        for i, (who, where) in enumerate(met, 4)
-    ]
-    vectors = {(f"f{i:02d}", 0): CHOIR if i < 4 else ENGINE for i in range(8)}
-    assert company_groups(facts, vectors) == {}
-    # Sentences of their own about the engine make a group of three statements, and every
-    # fact of the set sentence carries its label.
-    facts += [
-        ("f08", "Wen Harlow swapped a pump.", facts[0][2]),
-        ("f09", "Wen Harlow bled the brakes.", facts[0][2]),
-    ]
-    vectors |= {("f08", 0): ENGINE, ("f09", 0): ENGINE}
-    labels = company_groups(facts, vectors)
-    engine = {labels[(f"f{i:02d}", 0)] for i in range(4, 10)}
-    assert len(engine) == 1 and engine != {labels[("f00", 0)]}
-    assert engine.pop().text == "3 facts alike"
 
 
 def test_groups_that_write_the_same_other_names_keep_one_persons_company() -> None:
