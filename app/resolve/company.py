@@ -27,9 +27,9 @@ it is stored, and so is a set sentence filled with other names ("X met A in B", 
 D"), one way of writing: the facts of one form (``_form``) are read once when grouping, and
 each takes the label its statement's group gets. Copies, and one form's facts, are as alike as
 facts can be; counted one by one, three of them would make a "namesake's" group of one
-sentence. And groups whose facts write the same other people,
-places or organisations (``SHARED_COMPANY`` of them, the bank's hubs aside) keep one person's
-company, however differently they are written: they are joined.
+sentence. And groups whose facts write the same other people, places or organisations
+(``SHARED_COMPANY`` of them, the bank's hubs aside) keep one person's company, however
+differently they are written: they are joined.
 
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
