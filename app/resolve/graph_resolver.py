@@ -230,6 +230,7 @@ class GraphResolver:
                         canonical_name=entity.canonical,
                         mention=mention.text,
                         type=entity.type or "",
+                        mention_type=mention.type,
                     )
                 )
             out.append(resolved)

@@ -45,6 +45,10 @@ class ResolvedMention(msgspec.Struct, frozen=True, kw_only=True):
     canonical_name: str
     mention: str
     type: str = ""
+    # The type the mention was given (``MentionToResolve.type``); ``type`` is its entity's.
+    # With the surface, it tells which given mention this is when one fact writes two alike
+    # ("Adelaide" the person and "Adelaide" the city).
+    mention_type: str = ""
 
 
 class PendingSettle(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from tests.support.entity_helpers import (
     get_json,
     item,
     make_bank,
+    memory,
     one,
 )
 from tests.support.helpers import GraphProbe
@@ -600,3 +601,63 @@ def test_a_bare_name_of_two_namesakes_joins_the_one_its_fact_is_about(
         assert entity_of(http, bank, by_text[chef[0]], "Oren Ferrand") != entity_of(
             http, bank, by_text[pupil[0]], "Oren Amsel"
         )
+
+
+def test_a_person_and_a_city_named_alike_in_one_fact_keep_their_own_entities(
+    http: httpx.Client, cbank: str
+) -> None:
+    """One fact names the cousin Adelaide and the city of Adelaide by the same surface.
+
+    Each mention stays with the entity the bank knows for its type, the settle behind the
+    write included: the cousin's is not moved onto the city for sharing its text.
+    """
+    ids = each(
+        http,
+        cbank,
+        item(
+            "Kwame heard from his cousin Adelaide Mensah in London.",
+            "Kwame",
+            "Adelaide Mensah",
+            ("London", "place"),
+            at="2043-01-27T09:00:00Z",
+        ),
+        item(
+            "Adelaide called Kwame from London; she got a job offer in Manchester.",
+            "Adelaide",
+            "Kwame",
+            ("London", "place"),
+            ("Manchester", "place"),
+            at="2043-06-20T09:00:00Z",
+        ),
+        item(
+            "The user had a talk accepted at the Southern Hydrology Symposium in Adelaide, "
+            "Australia, in October.",
+            ("Southern Hydrology Symposium", "event"),
+            ("Adelaide", "place"),
+            ("Australia", "place"),
+            at="2043-07-15T09:00:00Z",
+        ),
+        item(
+            "The user flew from Bergen to Adelaide for the Southern Hydrology Symposium.",
+            ("Bergen", "place"),
+            ("Adelaide", "place"),
+            ("Southern Hydrology Symposium", "event"),
+            at="2043-10-09T09:00:00Z",
+        ),
+        item(
+            "Adelaide arrived for New Year and asked the user for photos of Adelaide from the "
+            "October symposium.",
+            ("Adelaide", "person"),
+            ("Adelaide", "place"),
+            at="2043-12-28T09:00:00Z",
+        ),
+    )
+    cousin = entity_of(http, cbank, ids[0], "Adelaide Mensah")
+    city = entity_of(http, cbank, ids[2], "Adelaide")
+    assert entity_of(http, cbank, ids[1], "Adelaide") == cousin
+    assert entity_of(http, cbank, ids[3], "Adelaide") == city
+    assert cousin != city
+    both = [m for m in memory(http, cbank, ids[4])["mentions"] if m["mention"] == "Adelaide"]
+    assert sorted((m["type"], m["id"]) for m in both) == sorted(
+        [("person", cousin), ("place", city)]
+    ), both
