@@ -175,8 +175,8 @@ def as_given(
     """Each resolved mention with its fact and the mention as the batch gave it."""
     for fact, entities in zip(facts, resolved, strict=True):
         # By surface and type: one fact may name two things alike ("Adelaide" the person and
-        # "Adelaide" the city). Paired by surface alone, both took the last one's type, and the
-        # settle replaying those types moved the person's mention onto the city.
+        # "Adelaide" the city). By surface alone both would get one of their types, and a
+        # settle replaying that type would move the person's mention onto the city.
         given = {(m.text, m.type): m for m in fact.mentions}
         for r in entities:
             m = given.get((r.mention, r.mention_type))
