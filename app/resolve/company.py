@@ -135,21 +135,12 @@ def _join_by_company(
         - {key}
         for group in groups
     ]
-    parent = list(range(len(groups)))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
+    linked = _Linked(len(groups))
     for a, b in itertools.combinations(range(len(groups)), 2):
         if len(names[a] & names[b]) >= SHARED_COMPANY:
-            parent[root(a)] = root(b)
-    joined: defaultdict[int, list[Slot]] = defaultdict(list)
-    for i, group in enumerate(groups):
-        joined[root(i)].extend(group)
-    out = [sorted(g) for g in joined.values()]
-    return sorted(out) if len(out) >= 2 else []
+            linked.join(a, b)
+    out = sorted(sorted(slot for i in part for slot in groups[i]) for part in linked.parts())
+    return out if len(out) >= 2 else []
 
 
 def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -> dict[Slot, str]:
@@ -187,30 +178,42 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
     first, second = np.triu_indices(len(ordered), 1)
     pairs = similarity[first, second]
     by_likeness = np.argsort(-pairs, kind="stable")
-    parent = list(range(len(ordered)))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    linked = _Linked(len(ordered))
     found: list[list[int]] = []
     edge = 0
     for level in reversed(LINK_LEVELS):
         while edge < len(by_likeness) and pairs[by_likeness[edge]] >= level:
-            a, b = int(first[by_likeness[edge]]), int(second[by_likeness[edge]])
-            parent[root(a)] = root(b)
+            linked.join(int(first[by_likeness[edge]]), int(second[by_likeness[edge]]))
             edge += 1
-        groups: defaultdict[int, list[int]] = defaultdict(list)
-        for x in range(len(ordered)):
-            groups[root(x)].append(x)
-        big = sorted(g for g in groups.values() if len(g) >= MIN_GROUP)
+        big = sorted(g for g in linked.parts() if len(g) >= MIN_GROUP)
         if len(big) >= 2:
             joined = _join_alike(big, similarity)
             if len(joined) >= 2:
                 found = joined  # the lowest level that parts them is the last one seen
     return [[ordered[x] for x in group] for group in found]
+
+
+class _Linked:
+    """Items 0..n-1 joined into parts by links (union-find, path halving)."""
+
+    def __init__(self, n: int) -> None:
+        self._parent = list(range(n))
+
+    def _root(self, x: int) -> int:
+        while self._parent[x] != x:
+            self._parent[x] = self._parent[self._parent[x]]
+            x = self._parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        self._parent[self._root(a)] = self._root(b)
+
+    def parts(self) -> list[list[int]]:
+        """Each part's items in ascending order."""
+        by_root: defaultdict[int, list[int]] = defaultdict(list)
+        for x in range(len(self._parent)):
+            by_root[self._root(x)].append(x)
+        return list(by_root.values())
 
 
 def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:
