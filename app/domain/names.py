@@ -93,6 +93,9 @@ PERSON_TITLES = frozenset(
         "judge",
         "father",
         "fr",
+        # A nun, a monk, and in British hospitals a senior nurse: "Sister Okafor".
+        "sister",
+        "brother",
         "pastor",
         "rabbi",
         "imam",

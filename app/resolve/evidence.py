@@ -768,14 +768,20 @@ def evidence_first(
 
 
 def views_conflict(a: CandidateView, b: CandidateView) -> bool:
-    """True when two candidates cannot be one entity (decided apart, names or types conflict)."""
+    """True when two candidates cannot be one entity (decided apart, names or types conflict).
+
+    A type a local model guessed is evidence, not a guard, between two candidates as between a
+    mention and a candidate (``name_rules``): "Helen's" tagged an organisation is no second
+    bearer of the name beside the person Helen.
+    """
     if a.candidate.entity_id in b.candidate.decided_apart:
         return True
     if b.candidate.entity_id in a.candidate.decided_apart:
         return True
+    guessed = a.candidate.type_guessed or b.candidate.type_guessed
     return (
         _maximal_conflict(a.maximal, a.stated, b) is not None
-        or bool(type_conflict(a.type_class, b.type_class))
+        or (not guessed and bool(type_conflict(a.type_class, b.type_class)))
         or qualifier_conflict(a.candidate.qualifiers, b.candidate.qualifiers) is not None
     )
 

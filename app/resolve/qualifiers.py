@@ -442,9 +442,10 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
             # ", then left", ", though, ...": a new clause, not a noun phrase. A bare noun
             # appositive names a position in something (", chair of the committee,").
             return None
-        if apposition["who"] and (_is_past(words[0]) or words[0] in _MODALS):
-            # ", who signed her fit for the walk,", ", who will stay until autumn,": something
-            # the person did once or will do, not who they are (", who runs the bike shop,").
+        if apposition["who"] and (_is_past(words[0]) or words[0] in _MODALS or _perfect(words)):
+            # ", who signed her fit for the walk,", ", who will stay until autumn,", ", who has
+            # surveyed the cliffs for years,": something the person did or will do, not who
+            # they are (", who runs the bike shop,").
             return None
         return _description("description" if apposition["who"] else "role", apposition["body"])
     prep = _PREP.match(content, end)
@@ -532,6 +533,11 @@ def _has_verb(phrase: str) -> bool:
 
 def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
+
+
+def _perfect(words: Sequence[str]) -> bool:
+    """Whether a clause opens with a perfect ("has studied", "have moved"): a thing done."""
+    return len(words) > 1 and words[0] in ("has", "have") and _is_past(words[1])
 
 
 def _is_verb(word: str, after: str) -> bool:

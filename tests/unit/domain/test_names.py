@@ -87,6 +87,8 @@ def test_titles_legal_suffixes_and_type_words_leave_the_core_name():
     assert name_form(name_key("Quillon, Inc."), "organization").core == ("quillon",)
     assert name_form(name_key("Project Orbit"), "project").core == ("orbit",)
     assert name_form(name_key("Coach Piotr Varga"), "person").core == ("piotr", "varga")
+    # Offices of the church and the ward, as "Father" is.
+    assert name_form(name_key("Sister Aoife Brennan"), "person").core == ("aoife", "brennan")
 
 
 def test_kinship_words_are_part_of_the_name():

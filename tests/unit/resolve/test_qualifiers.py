@@ -211,6 +211,11 @@ def test_a_relative_clause_in_the_past_is_an_event_not_who_someone_is() -> None:
     assert c == ()
     [d] = _said("A card for Greta Lund, who did the flowers.", ("Greta Lund", "person"))
     assert d == ()
+    # So is the present perfect: what she has done up to now ("a geologist" says who she is).
+    [e] = _said("Ama Osei, who has surveyed the cliffs for years, spoke.", ("Ama Osei", "person"))
+    assert e == ()
+    [f] = _said("Ama Osei, who has a stall at the market, spoke.", ("Ama Osei", "person"))
+    assert _keys(f) == [("description", "stall market")]
 
 
 def test_a_role_put_before_the_name_describes_the_person() -> None:

@@ -181,6 +181,30 @@ def test_a_guessed_type_is_no_guard_and_a_supplied_one_is():
     assert len(retained([first, helen(60, "organization", guessed=False)])) == 2
 
 
+def test_a_name_a_local_model_typed_otherwise_is_no_second_holder_of_it():
+    def said(day: int, content: str, text: str, kind: str, guessed: bool = True) -> FactInput:
+        return FactInput(
+            mentions=(Mention(text=text, type=kind, type_guessed=guessed),),
+            at=T0 + timedelta(days=day),
+            content=content,
+            memory_id=f"m{day:03d}",
+        )
+
+    # "Helen's" tagged an organisation, "Helen Okafor" a place: guesses, so the person Helen
+    # of the chat lines is not torn between two bearers of her name, each line a person alone.
+    facts = [
+        said(10, "Had lunch at Helen's cafe.", "Helen", "organization"),
+        said(20, "Helen: new cake on the counter", "Helen", "person"),
+        said(30, "Helen: last slice is yours", "Helen", "person"),
+        said(40, "Leave the parcel with Mrs. Okafor.", "Mrs. Okafor", "person", guessed=False),
+        said(50, "Helen Okafor, owner of a cafe, raised money.", "Helen Okafor", "place"),
+        said(70, "Helen: the oven broke", "Helen", "person"),
+    ]
+    for order in (facts, facts[::-1]):
+        [chat] = {s for s in retained(order) if "m020:Helen" in s}
+        assert {"m030:Helen", "m070:Helen"} <= chat
+
+
 def test_a_short_form_of_a_things_name_joins_its_only_holder_but_a_place_inside_a_place_does_not():
     facts = [
         fact(1, "We moved the budget to Microsoft Excel.", ("Microsoft Excel", "product")),
