@@ -34,12 +34,13 @@ which a review or a curator repairs; a false merge is worse.
 Where a lower-case phrase ends is read without a parser: at punctuation, a capitalised word, a
 function word, or the clause's verb, recognised by its form (a past tense in -ed, a common
 irregular past tense) or by what follows it (an object: a determiner, pronoun or name; a
-preposition). After a person's name, "at", "in" and "on" phrases (lower-case or capitalised)
-count only for a mention that opens its clause ("Daniel at the bike shop replaced...", "Ilse
-Haverkamp in Burnside fitted..."): after an object they usually say where the action happened
-("met Ingrid at the gym", "met Chloe in Krakow"); a locative ("upstairs", "next door") counts
-for such a mention and after a preposition ("a ladder for Kofi upstairs"), not right after a
-verb ("invited Kofi downstairs" says where to). Pure: no I/O.
+preposition). After a person's name (or one of no known type), "at", "in" and "on" phrases
+(lower-case or capitalised) count only for a mention that opens its clause ("Daniel at the
+bike shop replaced...", "Ilse Haverkamp in Burnside fitted..."): after an object they usually
+say where the action happened ("met Ingrid at the gym", "met Chloe in Krakow"); a locative
+("upstairs", "next door") counts for such a mention and after a preposition ("a ladder for
+Kofi upstairs"), not right after a verb ("invited Kofi downstairs" says where to). Pure: no
+I/O.
 """
 
 from __future__ import annotations
@@ -289,12 +290,14 @@ def _after(
     word = prep["prep"].casefold()
     if (
         word not in ("from", "of")
-        and type_class(types[own]) == "person"
+        and type_class(types[own]) in ("person", "")
         and not _says_who(content, start)
     ):
         # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
         # action happened, not where the person lives or works ("Chloe Garcia in Krakow
         # said ..." does). An organisation keeps it: "a contract with Cedar & Vine in Tacoma".
+        # So does a name of no known type, which local extraction leaves most often of people
+        # ("met Siwan at the bakery"): read as where, it states nothing that could part it.
         return None
     j = starts.get(at)
     if j is not None and j != own:

@@ -372,7 +372,7 @@ def test_a_relative_named_beside_a_title_of_the_family_name_is_another_entity(
 
 # A scientist and a nurse, each named once by a title and surname and once in full; what is
 # said of each the first time and the second are two things one person did and is.
-TITLED: list[tuple[str, str]] = [
+DESCRIBED: list[tuple[str, str]] = [
     (
         "2025-02-20T16:40:00Z",
         "Professor Okonjo, a geologist visiting from Nairobi, told the parish council that the"
@@ -385,13 +385,16 @@ TITLED: list[tuple[str, str]] = [
         " Porthcove next week.",
     ),
     ("2025-06-13T08:00:00Z", "Aoife Brennan came off a night shift and still beat me up the hill."),
+    ("2025-09-02T08:00:00Z", "Met Aoife at Marta's for breakfast after her night shift."),
     ("2025-11-05T17:00:00Z", "Walked the cliff path with Wanjiru Okonjo to measure the cracks."),
 ]
-TITLED_PEOPLE = {
+DESCRIBED_PEOPLE = {
     "Professor Okonjo": "okonjo",
     "Wanjiru Okonjo": "okonjo",
     "Sister Brennan": "brennan",
     "Aoife Brennan": "brennan",
+    "Aoife": "brennan",
+    "Marta": "marta",
     "Nairobi": "nairobi",
     "Porthcove": "porthcove",
 }
@@ -402,8 +405,9 @@ def test_a_title_and_surname_and_a_full_name_with_different_things_said_are_one_
 ) -> None:
     """ "Professor Okonjo, a geologist visiting from Nairobi" and "Wanjiru Okonjo, who has
     surveyed the cliffs for a decade": the second says what she has done, not who else she
-    is, so it is no conflicting description. "Sister" is a title of address, as "Father" is."""
-    for order in (list(range(len(TITLED))), list(range(len(TITLED)))[::-1]):
-        found = people_in_notes(http, order, TITLED, TITLED_PEOPLE)
+    is, so it is no conflicting description. "Sister" is a title of address, as "Father" is.
+    "Met Aoife at Marta's", a name local extraction gives no type: where she was met."""
+    for order in (list(range(len(DESCRIBED))), list(range(len(DESCRIBED)))[::-1]):
+        found = people_in_notes(http, order, DESCRIBED, DESCRIBED_PEOPLE)
         assert len(found["okonjo"]) == 1, (order, found)
         assert len(found["brennan"]) == 1, (order, found)

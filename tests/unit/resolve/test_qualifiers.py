@@ -114,6 +114,10 @@ def test_a_place_after_a_persons_name_in_object_position_is_where_it_happened() 
         ("Cedar & Vine", "organization"),
     )
     assert _keys(shop) == [("place", "tacoma")]
+    # A name of no known type (local extraction found it, NER gave no type) is read as a
+    # person's: where it was met is not what it is.
+    [siwan, _] = _said("Met Siwan at Marta's for breakfast.", ("Siwan", ""), ("Marta", "place"))
+    assert siwan == ()
 
 
 def test_a_place_inside_an_appositive_role_says_who_the_person_is() -> None:
