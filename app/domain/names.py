@@ -64,25 +64,12 @@ _FOLD_MAP = str.maketrans(
     }
 )
 
-# Leading tokens that are professional or social titles, not part of a person's name. Kinship
-# words ("Aunt Florence") are not titles here: relative to the user they single out one person,
-# so "Aunt Florence" keeps two informative words while "Dr. Okafor" has one.
-PERSON_TITLES = frozenset(
+# Titles of an office: what the person does, said as a form of address ("Coach Varga",
+# "Captain Osei", "Father Lund"). Worn with any title of ``ADDRESS_TITLES``; a resolver reads
+# them as a role stated for the name (``qualifiers``), which supports a holder said to do it.
+OFFICE_TITLES = frozenset(
     {
-        "dr",
-        "doctor",
-        "prof",
-        "professor",
-        "mr",
-        "mrs",
-        "ms",
-        "mx",
-        "miss",
-        "sir",
-        "dame",
         "rev",
-        "hon",
-        # Forms of address by office: "Coach Varga", "Captain Osei", "Father Lund".
         "coach",
         "captain",
         "capt",
@@ -111,6 +98,23 @@ PERSON_TITLES = frozenset(
         "constable",
     }
 )
+# Leading tokens that are professional or social titles, not part of a person's name. Kinship
+# words ("Aunt Florence") are not titles here: relative to the user they single out one person,
+# so "Aunt Florence" keeps two informative words while "Dr. Okafor" has one.
+PERSON_TITLES = OFFICE_TITLES | {
+    "dr",
+    "doctor",
+    "prof",
+    "professor",
+    "mr",
+    "mrs",
+    "ms",
+    "mx",
+    "miss",
+    "sir",
+    "dame",
+    "hon",
+}
 # Titles that say who a person is taken for, by kind: one person is written about with one of
 # them ("Dr Varley" is not the "Mrs Varley" who is the doctor's neighbour; "Mr" and "Ms" are two
 # people). Titles of office ("Coach", "Captain") are worn with any of them.

@@ -50,11 +50,18 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from app.domain.names import GENDERED_NOUNS, RELATION_NOUNS, name_form, name_key, type_class
+from app.domain.names import (
+    GENDERED_NOUNS,
+    OFFICE_TITLES,
+    RELATION_NOUNS,
+    name_form,
+    name_key,
+    type_class,
+)
 from app.domain.words import related
 from app.resolve.guards import align_words
 
-Kind = str  # "place" | "organization" | "role" | "description" | "company"
+Kind = str  # "place" | "organization" | "role" | "description" | "office" | "company"
 # The kind a settle gives the mentions of namesakes it tells apart by their facts' company
 # (``company``): not read from the text, and compatible only with itself.
 COMPANY: Kind = "company"
@@ -246,7 +253,7 @@ def qualifiers_in(
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
         for match in re.finditer(re.escape(surface), content) if surface else ():
-            person = type_class(types[i]) == "person"
+            person = type_class(types[i]) in ("person", "")
             q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
             if q is None and person:
                 q = _described(content, match.start(), match.end())
@@ -255,6 +262,9 @@ def qualifiers_in(
             if q is not None:
                 found[q] = None
             if person:
+                office = _office(surface)
+                if office is not None:
+                    found[office] = None
                 before = _role_before(content, match.start(), match.end())
             else:
                 before = _place_around(
@@ -538,6 +548,15 @@ def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
 
 
+def _office(surface: str) -> Qualifier | None:
+    """The office a person's name is written with ("Councillor Ward": councillor), or None."""
+    words = name_key(surface).split()
+    if len(words) < 2 or words[0].rstrip(".") not in OFFICE_TITLES:
+        return None
+    title = words[0].rstrip(".")
+    return Qualifier("office", title, surface.split()[0])
+
+
 def _perfect(words: Sequence[str]) -> bool:
     """Whether a clause opens with a perfect ("has studied", "have moved"): a thing done."""
     return len(words) > 1 and words[0] in ("has", "have") and _is_past(words[1])
@@ -623,9 +642,10 @@ _DIMENSIONS: dict[Kind, str] = {
     "organization": _WHO,
     "role": _WHO,
     "description": _WHO,
+    "office": _WHO,
 }
 # Kinds compared by their content words rather than as names.
-_WORDED = frozenset({"role", "description"})
+_WORDED = frozenset({"role", "description", "office"})
 
 
 def compatible(a: Qualifier, b: Qualifier) -> bool:
@@ -679,10 +699,14 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
 
 
 def _by_dimension(qualifiers: Iterable[Qualifier]) -> dict[str, list[Qualifier]]:
-    """A side's qualifiers by what they say (``_DIMENSIONS``), relations left out (``conflict``)."""
+    """A side's qualifiers by what they say (``_DIMENSIONS``), relations and offices left out.
+
+    For ``conflict``: an office is worn beside a trade ("Coach Varga" who is "the PE teacher"),
+    so it supports a holder said to hold it and parts no one.
+    """
     out: dict[str, list[Qualifier]] = {}
     for q in qualifiers:
-        if not _relation(q):
+        if not _relation(q) and q.kind != "office":
             out.setdefault(_dimension(q), []).append(q)
     return out
 

@@ -400,3 +400,21 @@ def test_a_friend_flatmate_or_cousin_is_no_conflict_with_a_job():
         assert conflict((Qualifier("role", relation, relation),), bakery) is None
     # Two jobs are still two people.
     assert conflict((Qualifier("role", "dentist", "the dentist"),), bakery) is not None
+
+
+def test_an_office_said_as_a_title_supports_its_holder_and_parts_no_one() -> None:
+    [office] = _said("Councillor Ward thanked the volunteers.", ("Councillor Ward", "person"))
+    assert _keys(office) == [("office", "councillor")]
+    standing = Qualifier("description", "standing town council", "is standing for the council")
+    harbour = Qualifier("role", "harbour master", "the harbour master")
+    assert shared(office, [standing]) == office
+    assert shared(office, [harbour]) == ()
+    # "Coach Varga" who is "the PE teacher": an office is worn beside a trade.
+    assert conflict(office, [harbour]) is None
+    # A title that says who someone is taken for is no office.
+    assert _said("Dr. Ward called.", ("Dr. Ward", "person")) == [()]
+
+
+def test_a_name_of_no_known_type_is_read_for_what_is_said_of_a_person() -> None:
+    [ilse] = _said("Ilse Marsh, who is standing for the council, spoke.", ("Ilse Marsh", ""))
+    assert _keys(ilse) == [("description", "standing council")]
