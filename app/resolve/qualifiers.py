@@ -306,8 +306,8 @@ def _after(
         # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
         # action happened, not where the person lives or works ("Chloe Garcia in Krakow
         # said ..." does). An organisation keeps it: "a contract with Cedar & Vine in Tacoma".
-        # So does a name of no known type, which local extraction leaves most often of people
-        # ("met Siwan at the bakery"): read as where, it states nothing that could part it.
+        # A name of no known type is read as a person's: local extraction leaves the type out
+        # most often for people NER did not know ("met Siwan at the bakery").
         return None
     j = starts.get(at)
     if j is not None and j != own:
