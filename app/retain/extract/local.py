@@ -587,7 +587,27 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
         for part_start, part_end in parts:
             # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.
             part_kind = kind if len(parts) == 1 else ""
+            if part_kind == "person" and _in_a_place(doc.text, part_start, part_end):
+                part_kind = "place"
             yield from _name_mention(doc.text, part_start, part_end, part_kind)
+
+
+# Prepositions after which a name is where something is, not someone: "back in Kilnaleck",
+# "the villages around Lough Ree". Not "to", "from" or "with", which take people as often.
+_IN_A_PLACE = re.compile(r"\b(?:in|near|around|towards?)\s+$", re.IGNORECASE)
+
+
+def _in_a_place(text: str, start: int, end: int) -> bool:
+    """Whether a name NER took for a person stands where English puts a place.
+
+    NER calls an unfamiliar town a person ("back in Kilnaleck"); after "in" or "near" a person
+    is rare ("confided in Mira") and a place the rule. A possessive ("in Mira's flat") names
+    its owner, who may be either.
+    """
+    return (
+        _IN_A_PLACE.search(text, max(0, start - 12), start) is not None
+        and not text.startswith(_POSSESSIVES, end)
+    )
 
 
 def _name_spans(doc: Any) -> list[tuple[int, int, str]]:

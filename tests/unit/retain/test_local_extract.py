@@ -191,6 +191,17 @@ def test_ner_types_are_mapped_to_coarse_labels(extractor: LocalExtractor) -> Non
     assert entity(fact, "Google").type == "organization"
 
 
+def test_a_name_taken_for_a_person_where_english_puts_a_place_is_a_place(
+    extractor: LocalExtractor,
+) -> None:
+    # NER calls the lake a person; "around" says where.
+    [lake] = facts(extractor, "The ferry runs between the villages around Lough Sheelin.")
+    assert entity(lake, "Lough Sheelin").type == "place"
+    # A possessive names its owner, who may be anyone; "with" takes people.
+    [cafe] = facts(extractor, "Had lunch with Mira Okafor in Kasia's cafe.")
+    assert entity(cafe, "Mira Okafor").type == "person"
+
+
 def test_dates_and_numbers_are_not_entities(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Melanie ran 5 miles yesterday for 20 dollars, her third race.")
 
