@@ -518,6 +518,8 @@ def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     ner = list(_ner_mentions(plan, doc, english)) if doc is not None else []
     add(_alias_mentions(plan.text, ner, cjk_first=plan.cjk))
     add(ner)
+    if doc is not None:
+        add(_months_named(doc))
     add(_code_mentions(plan.text))
     if doc is not None:
         add(_propn_mentions(plan, doc, ner, english))
@@ -527,6 +529,52 @@ def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     if doc is not None and plan.verb_openings:
         taken = [m for m in (_without_opening_verb(plan, doc, m) for m in taken) if m]
     return taken
+
+
+_MONTHS = _words(
+    "january february march april may june july august september october november december"
+)
+# A word before a month's name that makes it a time: "in April", "last June", "May to June".
+_BEFORE_A_TIME = _words(
+    "in on by since until till before after during through throughout of last next this early"
+    " late mid every each from to between around and or"
+)
+# Verbs a month does ("April was wet", "June begins on a Monday"): no sign of a person.
+_WHAT_TIME_DOES = _words(
+    "is was be been has had does did begins began starts started ends ended comes came brings"
+    " brought follows followed arrives arrived passes passed"
+)
+
+
+def _months_named(doc: Any) -> Iterable[_Mention]:
+    """A month's name that is a person's: "April gave a speech", "coffee with June".
+
+    NER reads the word as a date and the name lists keep months out, so a person called April
+    or June was never found. The word is a name where a time cannot stand: the one something
+    is done with ("with April"), or the subject of a verb a month does not do ("April gave",
+    "June said"); never next to a number ("April 3", "3 June") or after a word that makes it
+    a time ("in April", "last June").
+    """
+    for i, token in enumerate(doc):
+        word = token.text
+        if word.casefold() not in _MONTHS or not word[:1].isupper():
+            continue
+        if token.tag_ not in _PROPER_NOUN_TAGS:
+            continue  # "May I ask": the modal
+        before = doc[i - 1] if i else None
+        after = doc[i + 1] if i + 1 < len(doc) else None
+        if any(t is not None and t.like_num for t in (before, after)):
+            continue
+        if before is not None and before.text.casefold() in _BEFORE_A_TIME:
+            continue
+        with_someone = before is not None and before.text.casefold() == "with"
+        acts = (
+            after is not None
+            and after.tag_ in ("VBD", "VBZ")
+            and after.text.casefold() not in _WHAT_TIME_DOES
+        )
+        if with_someone or acts:
+            yield _Mention(token.idx, token.idx + len(word), word, "person")
 
 
 def _capitalised_openings(plan: _Plan, doc: Any) -> Iterable[tuple[int, int]]:
@@ -604,9 +652,8 @@ def _in_a_place(text: str, start: int, end: int) -> bool:
     is rare ("confided in Mira") and a place the rule. A possessive ("in Mira's flat") names
     its owner, who may be either.
     """
-    return (
-        _IN_A_PLACE.search(text, max(0, start - 12), start) is not None
-        and not text.startswith(_POSSESSIVES, end)
+    return _IN_A_PLACE.search(text, max(0, start - 12), start) is not None and not text.startswith(
+        _POSSESSIVES, end
     )
 
 

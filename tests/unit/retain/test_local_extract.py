@@ -202,6 +202,25 @@ def test_a_name_taken_for_a_person_where_english_puts_a_place_is_a_place(
     assert entity(cafe, "Mira Okafor").type == "person"
 
 
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Had coffee with April at the bakery.", True),
+        ("The hall was closed, so June set up the stalls outside.", True),
+        ("We moved to Leeds in April.", False),
+        ("April was wet this year.", False),
+        ("June begins on a Monday.", False),
+        ("The fair is on 3 May.", False),
+        ("May I bring a friend?", False),
+    ],
+)
+def test_a_months_name_is_a_persons_where_a_time_cannot_stand(
+    extractor: LocalExtractor, text: str, person: bool
+) -> None:
+    found = {e.text for f in facts(extractor, text) for e in f.entities}
+    assert bool(found & {"April", "June", "May"}) is person, found
+
+
 def test_dates_and_numbers_are_not_entities(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Melanie ran 5 miles yesterday for 20 dollars, her third race.")
 
