@@ -126,16 +126,17 @@ def _add_years(day: date, years: int) -> date:
 
 # -- vocabulary ----------------------------------------------------------------------------------
 
-_MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
-    "dec": 12,
+# The months and weekdays written out, lower-case, in calendar order.
+MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)  # fmt: skip
+WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)} | {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
 }  # fmt: skip
-_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
-    "sunday": 6,
-}  # fmt: skip
+_WEEKDAYS = {name: number for number, name in enumerate(WEEKDAY_NAMES)}
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 # How many units a quantity word means, as a (fewest, most) range.
 _QUANTITIES = {

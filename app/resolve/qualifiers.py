@@ -50,6 +50,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from app.domain.dates import MONTH_NAMES, WEEKDAY_NAMES
 from app.domain.names import (
     GENDERED_NOUNS,
     OFFICE_TITLES,
@@ -179,25 +180,8 @@ _LIGHT_WORDS = _word_set(
 # Words after a preposition that are times, not places or organisations ("in March").
 _NOT_QUALIFIERS = frozenset(
     [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
+        *MONTH_NAMES,
+        *WEEKDAY_NAMES,
         "spring",
         "summer",
         "autumn",
@@ -253,7 +237,7 @@ def qualifiers_in(
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
         for match in re.finditer(re.escape(surface), content) if surface else ():
-            person = type_class(types[i]) in ("person", "")
+            person = _read_as_person(types[i])
             q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
             if q is None and person:
                 q = _described(content, match.start(), match.end())
@@ -298,16 +282,10 @@ def _after(
         return None
     at = prep.end()
     word = prep["prep"].casefold()
-    if (
-        word not in ("from", "of")
-        and type_class(types[own]) in ("person", "")
-        and not _says_who(content, start)
-    ):
+    if word not in ("from", "of") and _read_as_person(types[own]) and not _says_who(content, start):
         # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
         # action happened, not where the person lives or works ("Chloe Garcia in Krakow
         # said ..." does). An organisation keeps it: "a contract with Cedar & Vine in Tacoma".
-        # A name of no known type is read as a person's: local extraction leaves the type out
-        # most often for people NER did not know ("met Siwan at the bakery").
         return None
     j = starts.get(at)
     if j is not None and j != own:
@@ -548,12 +526,21 @@ def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
 
 
+def _read_as_person(kind: str | None) -> bool:
+    """Whether a mention is read for what is said of a person: a person's, or of no known type.
+
+    Local extraction leaves the type out most often for people NER did not know ("met Siwan
+    at the bakery").
+    """
+    return type_class(kind) in ("person", "")
+
+
 def _office(surface: str) -> Qualifier | None:
     """The office a person's name is written with ("Councillor Ward": councillor), or None."""
     words = name_key(surface).split()
-    if len(words) < 2 or words[0].rstrip(".") not in OFFICE_TITLES:
+    title = words[0].rstrip(".") if len(words) >= 2 else ""
+    if title not in OFFICE_TITLES:
         return None
-    title = words[0].rstrip(".")
     return Qualifier("office", title, surface.split()[0])
 
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from app.domain import aliases
-from app.domain.dates import as_utc, occurrence
+from app.domain.dates import MONTH_NAMES, WEEKDAY_NAMES, as_utc, occurrence
 from app.domain.facts import ExtractedFactType
 from app.domain.names import PERSON_TITLES, PLACE_KIND_WORDS, fold
 from app.errors import Unavailable
@@ -161,11 +161,9 @@ _LEADING_NON_NAME = _words(
 _NOT_NAMES = (
     _FILLER
     | _LEADING_NON_NAME
-    | _words(
-        "monday tuesday wednesday thursday friday saturday sunday january february march april "
-        "may june july august september october november december mom dad mum mommy daddy god "
-        "omg btw lol idk imo tbh dm pm am mr mrs ms dr"
-    )
+    | frozenset(WEEKDAY_NAMES)
+    | frozenset(MONTH_NAMES)
+    | _words("mom dad mum mommy daddy god omg btw lol idk imo tbh dm pm am mr mrs ms dr")
 )
 
 # -- patterns on raw text ------------------------------------------------------------------------
@@ -531,9 +529,6 @@ def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     return taken
 
 
-_MONTHS = _words(
-    "january february march april may june july august september october november december"
-)
 # A word before a month's name that makes it a time: "in April", "last June", "May to June".
 _BEFORE_A_TIME = _words(
     "in on by since until till before after during through throughout of last next this early"
@@ -557,7 +552,7 @@ def _months_named(doc: Any) -> Iterable[_Mention]:
     """
     for i, token in enumerate(doc):
         word = token.text
-        if word.casefold() not in _MONTHS or not word[:1].isupper():
+        if word.casefold() not in MONTH_NAMES or not word[:1].isupper():
             continue
         if token.tag_ not in _PROPER_NOUN_TAGS:
             continue  # "May I ask": the modal
@@ -652,9 +647,9 @@ def _in_a_place(text: str, start: int, end: int) -> bool:
     is rare ("confided in Mira") and a place the rule. A possessive ("in Mira's flat") names
     its owner, who may be either.
     """
-    return _IN_A_PLACE.search(text, max(0, start - 12), start) is not None and not text.startswith(
-        _POSSESSIVES, end
-    )
+    if text.startswith(_POSSESSIVES, end):
+        return False
+    return _IN_A_PLACE.search(text, max(0, start - 12), start) is not None
 
 
 def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
