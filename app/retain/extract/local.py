@@ -860,7 +860,14 @@ def _propn_mentions(
     """
     sentence_starts = _body_starts(plan)
     unknown = _unknown_subjects(doc, sentence_starts, english)
-    runs, acting = _propn_runs(doc, unknown | _places_gone_to(doc, sentence_starts))
+    read_as_names = (
+        unknown
+        | _places_gone_to(doc, sentence_starts)
+        | _capitalised_inside(doc, sentence_starts)
+        | _subjects_no_common_word_can_be(doc, sentence_starts)
+    )
+    seasons = _seasons_named(doc, sentence_starts)
+    runs, acting = _propn_runs(doc, read_as_names | seasons)
     acting |= unknown  # each acts, maybe after an adverb ("Þorsteinn still goes out")
     times = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _TIME_LABELS]
 
@@ -875,7 +882,8 @@ def _propn_mentions(
         name = text[start:end]
         if not _usable_name(name):
             continue
-        if any(start < t_end and t_start < end for t_start, t_end in times):
+        in_a_time = any(start < t_end and t_start < end for t_start, t_end in times)
+        if in_a_time and start not in seasons:
             continue
         at_start = start in sentence_starts
         if not at_start:
@@ -933,6 +941,95 @@ def _places_gone_to(doc: Any, body_starts: set[int]) -> set[int]:
         and doc[token.i - 1].tag_ == "TO"
         and token.idx not in body_starts
     }
+
+
+# Tags a capitalised word inside a sentence may carry when the tagger knows it as a common word
+# only ("walked home with Summer", "met Will"); proper nouns are read already, and a
+# determiner, pronoun or preposition written with a capital is a heading's title case. Not a
+# plural: "A Dance with Dragons" is a title's case, and names seldom read as plurals.
+_COMMON_WORD_TAGS = {"NN", "JJ", "RB", "MD"} | _VERB_TAGS
+# What a capital after it marks as the start of something other than a name: a quotation, a
+# list item, a clause after a colon.
+_OPENS_SOMETHING = frozenset({'"', "“", "'", "‘", ":", "(", "[", "-", "–", "—", "…", ";"})
+_SEASONS = _words("spring summer fall autumn winter")
+
+
+def _capitalised_inside(doc: Any, body_starts: set[int]) -> set[int]:
+    """Where a word English knows is written with a capital inside a sentence: a name.
+
+    The tagger reads a name that is also an English word as that word ("with Summer", "met
+    Will", "Rain's ladder") and the proper-noun runs never saw it; English capitalises such a
+    word inside a sentence only for a name. Not after what opens a quotation or a clause, not
+    a time (months and weekdays are always capitalised, a season after "in" or "last" is one),
+    and not a word that is no name anywhere (``_NOT_NAMES``).
+    """
+    found: set[int] = set()
+    for token in doc[1:]:
+        word = token.text
+        if (
+            token.idx in body_starts
+            or token.tag_ not in _COMMON_WORD_TAGS
+            or not token.is_alpha
+            or not word[:1].isupper()
+            or word.isupper()
+            or word.casefold() in _NOT_NAMES
+            or (token.is_stop and token.tag_ != "MD")
+        ):
+            continue
+        before = doc[token.i - 1]
+        # After a comma a capitalised base verb opens a command ("John, Let's go"), as a
+        # sentence would.
+        opens = before.text in _OPENS_SOMETHING or (before.text == "," and token.tag_ == "VB")
+        if word.casefold() not in _SEASONS and not opens and before.tag_ != "POS":
+            found.add(token.idx)
+    return found
+
+
+def _seasons_named(doc: Any, body_starts: set[int]) -> set[int]:
+    """Where a season's name written with a capital inside a sentence is a person's.
+
+    English writes seasons lower-case, so "walked home with Summer" names someone, though NER
+    reads the word as a date; after a word that makes it a time ("in Summer", "last Winter")
+    or next to a number ("Summer 2041") it is one.
+    """
+    found: set[int] = set()
+    for token in doc[1:]:
+        if (
+            token.idx in body_starts
+            or token.text.casefold() not in _SEASONS
+            or not token.text[:1].isupper()
+        ):
+            continue
+        before = doc[token.i - 1].text
+        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if before.casefold() in _BEFORE_A_TIME or before in _OPENS_SOMETHING:
+            continue
+        if not (after is not None and after.like_num) and not doc[token.i - 1].like_num:
+            found.add(token.idx)
+    return found
+
+
+def _subjects_no_common_word_can_be(doc: Any, body_starts: set[int]) -> set[int]:
+    """Where a sentence opens with a word that grammar makes a name though English has it.
+
+    "Will said", "May asked": a modal is never followed by a past or third-person verb, so the
+    word is someone. "Rain and I painted the hall": what goes with "I" or "me" is a person.
+    """
+    found: set[int] = set()
+    for token in doc[:-1]:
+        if token.idx not in body_starts or not token.is_alpha or not token.text[:1].isupper():
+            continue
+        after = doc[token.i + 1]
+        modal_named = token.tag_ == "MD" and after.tag_ in ("VBD", "VBZ")
+        with_me = (
+            token.tag_ in _COMMON_WORD_TAGS
+            and after.text.casefold() == "and"
+            and token.i + 2 < len(doc)
+            and doc[token.i + 2].text in ("I", "me")
+        )
+        if (modal_named or with_me) and token.text.casefold() not in _NOT_NAMES:
+            found.add(token.idx)
+    return found
 
 
 def _base_forms(word: str) -> Iterable[str]:

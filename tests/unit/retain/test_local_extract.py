@@ -221,6 +221,33 @@ def test_a_months_name_is_a_persons_where_a_time_cannot_stand(
     assert bool(found & {"April", "June", "May"}) is person, found
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "found"),
+    [
+        # Inside a sentence a capital makes an English word a name.
+        ("Walked to the lighthouse with Hope after lunch.", "Hope", True),
+        ("Met Will at the bakery on Saturday.", "Will", True),
+        ("Told Storm about the leak.", "Storm", True),
+        ("We cycled home with Winter.", "Winter", True),
+        # A modal never comes before a past verb; what goes with "I" is someone.
+        ("Will said the gate was locked again.", "Will", True),
+        ("Rain and I painted the hall.", "Rain", True),
+        # A season after a word of time, a quotation's or title's case, a command: no name.
+        ("We spent a week by the sea in Summer.", "Summer", False),
+        ("Last Winter the pipes froze.", "Winter", False),
+        ('She wrote on the card: "Hope you feel better."', "Hope", False),
+        ("I loved reading Charlotte's Web as a kid.", "Web", False),
+        ("Yep Dana, Let's keep going.", "Let", False),
+        ("Will you bring the ladder?", "Will", False),
+    ],
+)
+def test_a_word_english_knows_is_a_name_where_grammar_says_so(
+    extractor: LocalExtractor, text: str, name: str, found: bool
+) -> None:
+    names_found = {e.text for f in facts(extractor, text) for e in f.entities}
+    assert (name in names_found) is found, names_found
+
+
 def test_dates_and_numbers_are_not_entities(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Melanie ran 5 miles yesterday for 20 dollars, her third race.")
 
