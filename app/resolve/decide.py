@@ -43,7 +43,7 @@ from app.resolve.model import (
     Mention,
     Merge,
 )
-from app.resolve.qualifiers import Qualifier, qualifiers_in, said_to_be
+from app.resolve.qualifiers import Qualifier, called_kin, qualifiers_in
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree, neighbour_weight
 
 
@@ -173,7 +173,7 @@ def _groups(
     # must not depend on which of the fact's mentions are decided here.
     read = [*(everyone[i] for i in live), *fact.later]
     said = qualifiers_in(fact.content, [m.text for m in read], [m.type for m in read])
-    relatives = [c for c in range(len(live)) if said_to_be(said[c])]
+    relatives = [c for c in range(len(live)) if called_kin(said[c])]
     clusters = cluster_names(
         forms,
         stated=stated_ok,

@@ -171,6 +171,39 @@ _IRREGULAR_PAST = _word_set(
     stood stole struck swam swore threw understood woke wore
     """
 )
+# Third-person pronouns that say man or woman (``said_to_be``).
+_PRONOUN_KINDS = {
+    **dict.fromkeys(("he", "him", "his", "himself"), "man"),
+    **dict.fromkeys(("she", "her", "hers", "herself"), "woman"),
+}
+_GENDERED_PRONOUN = re.compile(r"\b(?:he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
+# A clause's subject, its verb (after an auxiliary or an adverb) and its own possessive:
+# "Rui Valente took his boat out", "Ana has finally sold her flat".
+_OWN_POSSESSIVE = re.compile(
+    r"\s+(?:(?:has|had|have)\s+)?(?:[a-z]+ly\s+)?(?P<verb>[a-z]+)\s+"
+    r"(?:(?:up|out|off|back|down|over|away)\s+)?(?P<pronoun>his|her)\s+(?P<next>[a-z][\w'’-]*)"
+)
+# A subject pronoun opening a later clause of the sentence: "..., and she sold out".
+_CLAUSE_PRONOUN = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|so|while|when|because|until|after|before|although|though|since"
+    r"|once|as|then)\s+(?P<pronoun>he|she)\b",
+    re.IGNORECASE,
+)
+# Verbs that take a person as well as a thing ("told her the news", "gave her a lift"): "her"
+# after one is the person it was done for, not the subject's possessive.
+_TWO_OBJECT_VERBS = _word_set(
+    """
+    tell tells told give gives gave send sends sent show shows showed ask asks asked offer
+    offers offered buy buys bought bring brings brought lend lends lent pay pays paid teach
+    teaches taught promise promises promised hand hands handed owe owes owed wish wishes
+    wished get gets got make makes made find finds found leave leaves left sell sells sold
+    read reads write writes wrote cook cooks cooked bake bakes baked pass passes passed
+    throw throws threw book books booked pour pours poured text texts texted email emails
+    emailed call calls called save saves saved
+    """
+)
+# A chat turn's speaker prefix ("Rui: ").
+_SPEAKER_PREFIX = re.compile(r"[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,2}[ \t]*:[ \t]*")
 # Words a description shares without naming the same thing (light verbs of a relative clause).
 _LIGHT_WORDS = _word_set(
     """
@@ -233,6 +266,7 @@ def qualifiers_in(
         for match in re.finditer(re.escape(surface), content) if surface else ():
             starts.setdefault(match.start(), j)
             ends.setdefault(match.end(), j)
+    sole_person = _sole_person(content, surfaces, types)
     out: list[tuple[Qualifier, ...]] = []
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
@@ -243,26 +277,69 @@ def qualifiers_in(
                 q = _described(content, match.start(), match.end())
             if q is None and person and _opens_clause(content, match.start()):
                 q = _predicate(content, match.end(), surfaces, types, starts, i)
-            if q is not None:
-                found[q] = None
             if person:
-                office = _office(surface)
-                if office is not None:
-                    found[office] = None
                 before = _role_before(content, match.start(), match.end())
             else:
                 before = _place_around(
                     content, match.start(), match.end(), surfaces, types, starts, ends
                 )
-            if before is not None:
-                found[before] = None
             beside = _named_beside(
                 content, match.start(), match.end(), surfaces, types, starts, ends, i
             )
-            if beside is not None:
-                found[beside] = None
+            office = _office(surface) if person else None
+            pronoun = _pronoun_of(content, match.start(), match.end()) if sole_person == i else None
+            found.update(
+                dict.fromkeys(x for x in (q, office, before, beside, pronoun) if x is not None)
+            )
         out.append(tuple(found))
     return out
+
+
+def _sole_person(content: str, surfaces: Sequence[str], types: Sequence[str | None]) -> int | None:
+    """The one mention read as a person's that a sentence names, a chat speaker aside.
+
+    A pronoun in a turn is never its speaker ("Rui: He's in town" is someone else), and with
+    two people named a pronoun may be either's.
+    """
+    speaker = _SPEAKER_PREFIX.match(content)
+    body = content[speaker.end() :] if speaker else content
+    people = [
+        i
+        for i, surface in enumerate(surfaces)
+        if surface and _read_as_person(types[i]) and re.search(re.escape(surface), body)
+    ]
+    return people[0] if len(people) == 1 else None
+
+
+def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
+    """A pronoun the sentence uses for the person named at ``start`` (kind ``pronoun``).
+
+    Read where English leaves it no one else: the subject's own possessive right after its
+    verb ("Rui Valente took his boat out"; "her" not after a verb that takes a person as well
+    as a thing: "told her the news" is said to someone), or the subject of a later clause
+    ("... while she was in Lisbon"). The sentence must name no other person and use pronouns
+    of one kind only: "Anna met Tom's sister and he ..." tells nothing.
+    """
+    words = {w.casefold() for w in _GENDERED_PRONOUN.findall(content, end)}
+    if len({_PRONOUN_KINDS[w] for w in words}) != 1 or _GENDERED_PRONOUN.search(content, 0, start):
+        return None
+    own = _OWN_POSSESSIVE.match(content, end) if _opens_clause(content, start) else None
+    if own is not None and own["verb"] not in _AUXILIARIES | _FUNCTION_WORDS:
+        her_as_object = own["pronoun"] == "her" and (
+            own["verb"] in _TWO_OBJECT_VERBS or own["next"] in _DETERMINERS | _FUNCTION_WORDS
+        )
+        if not her_as_object:
+            return _pronoun(own["pronoun"])
+    later = _CLAUSE_PRONOUN.search(content, end)
+    if later is None or "him" in words:
+        # "Zoë took him up to the castle so he could see": the one done to is the one who.
+        return None
+    return _pronoun(later["pronoun"])
+
+
+def _pronoun(word: str) -> Qualifier:
+    kind = _PRONOUN_KINDS[word.casefold()]
+    return Qualifier("pronoun", kind, word)
 
 
 def _after(
@@ -571,12 +648,28 @@ def _description(kind: Kind, phrase: str) -> Qualifier | None:
 
 
 def said_to_be(qualifiers: Iterable[Qualifier]) -> frozenset[str]:
-    """Whether roles stated for a person call them a man or a woman (``GENDERED_NOUNS``).
+    """Whether what is said of a person calls them a man or a woman.
 
-    A role's head noun says it, the last word before a preposition: "mother of two" is a
-    woman, "son's teacher" is not said to be anyone's son.
+    A kin role's head noun says it (``GENDERED_NOUNS``), the last word before a preposition:
+    "mother of two" is a woman, "son's teacher" is not said to be anyone's son. So does a
+    pronoun the text uses for them (``_pronoun_of``).
     """
-    return frozenset(kind for q in qualifiers if (kind := _kin(q)) is not None)
+    qualifiers = list(qualifiers)
+    pronouns = {q.key for q in qualifiers if q.kind == "pronoun"}
+    return frozenset(pronouns | {kind for q in qualifiers if (kind := _kin(q)) is not None})
+
+
+def called_kin(qualifiers: Iterable[Qualifier]) -> bool:
+    """Whether a role stated for a person calls them someone's kin ("her brother, Magnus")."""
+    return any(_kin(q) is not None for q in qualifiers)
+
+
+def telling_apart(qualifiers: Iterable[Qualifier]) -> tuple[Qualifier, ...]:
+    """The qualifiers that may tell one holder of a name from another.
+
+    Not a pronoun, which says only man or woman.
+    """
+    return tuple(q for q in qualifiers if q.kind != "pronoun")
 
 
 def _kin(q: Qualifier) -> str | None:
@@ -693,7 +786,7 @@ def _by_dimension(qualifiers: Iterable[Qualifier]) -> dict[str, list[Qualifier]]
     """
     out: dict[str, list[Qualifier]] = {}
     for q in qualifiers:
-        if not _relation(q) and q.kind != "office":
+        if not _relation(q) and q.kind not in ("office", "pronoun"):
             out.setdefault(_dimension(q), []).append(q)
     return out
 
@@ -706,5 +799,8 @@ def shared(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> tuple[Qual
     """The qualifiers of ``ours`` that a qualifier of ``theirs`` is compatible with."""
     theirs = list(theirs)
     return tuple(
-        q for q in ours if any(_dimension(q) == _dimension(t) and compatible(q, t) for t in theirs)
+        q
+        for q in ours
+        if q.kind != "pronoun"  # half of everyone: no sign of one person
+        and any(_dimension(q) == _dimension(t) and compatible(q, t) for t in theirs)
     )

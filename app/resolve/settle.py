@@ -39,7 +39,7 @@ from app.resolve.batch import FactInput, resolve_one
 from app.resolve.company import company_groups, company_texts
 from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
-from app.resolve.qualifiers import Qualifier, qualifiers_in
+from app.resolve.qualifiers import Qualifier, qualifiers_in, telling_apart
 from app.resolve.qualifiers import conflict as qualifier_conflict
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, shortening
 from app.resolve.shared_names import shared_names
@@ -195,9 +195,12 @@ def namesakes_decided_last(
     ungrouped: defaultdict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
     grouped: set[tuple[str, str]] = set()
     for fact in facts:
-        said = qualifiers_in(
-            fact.content, [m.text for m in fact.mentions], [m.type for m in fact.mentions]
-        )
+        said = [
+            telling_apart(q)
+            for q in qualifiers_in(
+                fact.content, [m.text for m in fact.mentions], [m.type for m in fact.mentions]
+            )
+        ]
         for i, m in enumerate(fact.mentions):
             name = (name_key(m.text), type_class(m.type))
             kept = company.get((fact.memory_id, i))

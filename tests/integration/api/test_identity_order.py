@@ -436,3 +436,24 @@ def test_an_office_said_as_a_title_names_the_holder_said_to_hold_it(http: httpx.
         found = people_in_notes(http, order, OFFICE, OFFICE_PEOPLE)
         assert len(found["ilse"]) == 1, (order, found)
         assert not found["ilse"] & found["teodor"], (order, found)
+
+
+COUPLE: list[tuple[str, str]] = [
+    ("2025-02-03T09:00:00Z", "Piet Okonjo repaired his bicycle in the yard."),
+    ("2025-03-14T09:00:00Z", "Saw Adaeze Okonjo at the library."),
+    ("2025-05-20T09:00:00Z", "Piet Okonjo and Tunde Bakare cleared the gutters on our street."),
+    ("2025-07-01T09:00:00Z", "Mrs. Okonjo lent Tunde Bakare two folding tables."),
+]
+COUPLE_PEOPLE = {"Piet Okonjo": "piet", "Adaeze Okonjo": "adaeze", "Mrs. Okonjo": "adaeze"}
+COUPLE_PEOPLE |= {"Tunde Bakare": "tunde"}
+
+
+def test_a_title_that_says_woman_is_not_given_to_a_man_the_text_calls_he(
+    http: httpx.Client,
+) -> None:
+    """Two Okonjos fit "Mrs. Okonjo" by name, and Piet has a neighbour in common with her;
+    "his bicycle" says she is not him."""
+    for order in (list(range(len(COUPLE))), list(range(len(COUPLE)))[::-1]):
+        found = people_in_notes(http, order, COUPLE, COUPLE_PEOPLE)
+        assert not found["adaeze"] & found["piet"], (order, found)
+        assert len(found["adaeze"]) == 1, (order, found)

@@ -418,3 +418,36 @@ def test_an_office_said_as_a_title_supports_its_holder_and_parts_no_one() -> Non
 def test_a_name_of_no_known_type_is_read_for_what_is_said_of_a_person() -> None:
     [ilse] = _said("Ilse Marsh, who is standing for the council, spoke.", ("Ilse Marsh", ""))
     assert _keys(ilse) == [("description", "standing council")]
+
+
+def test_a_pronoun_only_the_one_named_can_take_says_man_or_woman() -> None:
+    [ines] = _said("Ines Varga took her bike in for repair.", ("Ines Varga", "person"))
+    assert said_to_be(ines) == {"woman"}
+    [bram] = _said("Bram has finally sold his van.", ("Bram", ""))
+    assert said_to_be(bram) == {"man"}
+    [ola] = _said("Watered Ola's tomatoes while she was away.", ("Ola", "person"))
+    assert said_to_be(ola) == {"woman"}
+    # Said to someone, said by someone of another, or with pronouns of both kinds: nothing.
+    for content in (
+        "Ines Varga gave her a lift home.",
+        "Ines says he never answers the phone.",
+        "Ines Varga met his sister and she laughed.",
+        "Ines: He is stuck at the ferry.",
+        "Ines drove him to the station so he could catch the ferry.",
+    ):
+        [ines] = _said(content, ("Ines", "person"))
+        assert said_to_be(ines) == frozenset(), content
+    # Another person named: the pronoun may be theirs.
+    [ines, bram] = _said(
+        "Ines met Bram at the station and he carried the bags.",
+        ("Ines", "person"),
+        ("Bram", "person"),
+    )
+    assert said_to_be(ines) == said_to_be(bram) == frozenset()
+
+
+def test_a_pronoun_neither_parts_nor_joins() -> None:
+    man = (Qualifier("pronoun", "man", "his"),)
+    woman = (Qualifier("pronoun", "woman", "she"),)
+    assert conflict(man, woman) is None
+    assert shared(man, man) == ()
