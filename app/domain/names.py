@@ -213,7 +213,16 @@ TYPE_HEADS: dict[str, frozenset[str]] = {
 }
 # The small words of names: left out of acronyms ("University of Washington" → "uw"), and
 # never read as a contraction of a longer word ("The" is no "Trakhea").
-NAME_FUNCTION_WORDS = frozenset(
+# Lower-case particles written inside a name between its capitalised words ("Maria dos Santos",
+# "Lagoa da Mira", "Pieter van der Berg", "Ponte di Legno", "Hamid bin Salleh").
+NAME_PARTICLES = frozenset(
+    {
+        *("de", "da", "do", "dos", "das", "di", "del", "della", "delle", "dei", "degli", "du"),
+        *("des", "la", "le", "lo", "van", "von", "der", "den", "ten", "ter", "zu", "zum", "zur"),
+        *("vom", "bin", "binti", "ibn", "bint"),
+    }
+)
+NAME_FUNCTION_WORDS = NAME_PARTICLES | frozenset(
     {
         "of",
         "the",

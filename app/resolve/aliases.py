@@ -53,6 +53,8 @@ _NAMING = re.compile(
 _ADVERBS = r"(?:(?:\w+ly|still|always|never|also|often|sometimes|just|even)\s+)*"
 _SUBJECT_ADVERBS = re.compile(_ADVERBS, re.IGNORECASE)
 _RELATIVE_SUBJECT = re.compile(rf"\b(?:who|that)\s+{_ADVERBS}$", re.IGNORECASE)
+# A "who" clause still open where a naming begins: nothing closes it before then.
+_OPEN_WHO_CLAUSE = re.compile(r",\s*who\s+[^,.;:!?()]*$", re.IGNORECASE)
 # Where a sentence or clause of its own ends: a naming never reaches across it.
 _SENTENCE_END = re.compile(r"[.;!?]\s")
 
@@ -100,8 +102,26 @@ def _named_pairs(text: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:
             and not _SENTENCE_END.search(text, end, clause.start())
         ]
         if before and not _names_the_callers_object(text, clause, max(before)[0]):
-            found.add((max(before)[1], j))
+            named = _antecedent(text, clause, spans)
+            found.add((max(before)[1] if named is None else named, j))
     return found
+
+
+def _antecedent(
+    text: str, clause: re.Match[str], spans: Sequence[tuple[int, int, int]]
+) -> int | None:
+    """The name a "who" clause that holds the naming stands for, or None.
+
+    "Maria Ferraz, who runs the bakery on Rua do Farol and is known to everyone as São": the
+    one known as São is who runs the bakery, Maria, not the street nearest the naming. Not for
+    "calls him" (the "who" is then the one calling), nor once a comma has closed the clause.
+    """
+    if clause.group("pronoun") is not None:
+        return None
+    who = _OPEN_WHO_CLAUSE.search(text, 0, clause.start())
+    if who is None:
+        return None
+    return next((i for _, end, i in spans if end == who.start()), None)
 
 
 def _names_the_callers_object(text: str, clause: re.Match[str], name_end: int) -> bool:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain import aliases
 from app.domain.dates import MONTH_NAMES, WEEKDAY_NAMES, as_utc, occurrence
 from app.domain.facts import ExtractedFactType
-from app.domain.names import PERSON_TITLES, PLACE_KIND_WORDS, fold
+from app.domain.names import NAME_PARTICLES, PERSON_TITLES, PLACE_KIND_WORDS, fold
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
 from app.retain.extract.extracted import (
@@ -106,7 +106,7 @@ _NOT_SPEAKER_LABELS = frozenset(
 )
 # Lower-case words that may sit inside a name ("Bank of America"); any other lower-case word in
 # an NER span means the span ran past the name ("Oslo on UA123", "kids & work").
-_NAME_CONNECTORS = frozenset({"of", "the", "and", "&", "de", "la", "le", "du", "der", "von", "van"})
+_NAME_CONNECTORS = NAME_PARTICLES | {"of", "the", "and", "&"}
 # Speaker names that mean the agent itself; a first-person sentence by one is an experience.
 _AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "model", "chatbot"})
 # Role names that are not people: no entity for them (they would tie every fact together).
@@ -619,7 +619,7 @@ def _next_tag(doc: Any, offset: int) -> str:
 
 def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_Mention]:
     starts = [start for start, _ in plan.sentences]
-    for first, end_char, kind in _name_spans(doc):
+    for first, end_char, kind in _name_spans(doc, english):
         inner = bisect_right(starts, doc[first].idx)
         if inner < len(starts) and starts[inner] < end_char:
             continue  # NER ran across a sentence end; the parts come back as proper nouns
@@ -652,7 +652,7 @@ def _in_a_place(text: str, start: int, end: int) -> bool:
     return _IN_A_PLACE.search(text, max(0, start - 12), start) is not None
 
 
-def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
+def _name_spans(doc: Any, english: frozenset[str]) -> list[tuple[int, int, str]]:
     """NER's spans of names as (first token, end offset, type), a name NER cut in two made one.
 
     NER labels the words of a name it has never seen one by one: "Magnus Solheim" comes as a
@@ -666,7 +666,7 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
         if kind is None:
             last_end = -1
             continue
-        if spans and last_end >= 0 and doc.text[last_end : ent.start_char] == " ":
+        if spans and last_end >= 0 and _joins_names(doc, last_end, ent.start, english):
             first, _, before = spans[-1]
             joined = "person" if "person" in (before, kind) else kind
             spans[-1] = (first, ent.end_char, joined)
@@ -674,6 +674,15 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
             spans.append((ent.start, ent.end_char, kind))
         last_end = ent.end_char
     return spans
+
+
+def _joins_names(doc: Any, end_char: int, next_first: int, english: frozenset[str]) -> bool:
+    """Whether what stands between two name spans makes them one ("Maria" "dos" "Santos")."""
+    between = doc.text[end_char : doc[next_first].idx]
+    if between == " ":
+        return True
+    named = {doc[next_first].idx}  # NER's span says it is a name, whatever its tag
+    return between[:1] == " " and _particle_inside(doc, next_first - 1, named, english)
 
 
 def _name_words_before(
@@ -867,7 +876,7 @@ def _propn_mentions(
         | _subjects_no_common_word_can_be(doc, sentence_starts)
     )
     seasons = _seasons_named(doc, sentence_starts)
-    runs, acting = _propn_runs(doc, read_as_names | seasons)
+    runs, acting = _propn_runs(doc, read_as_names | seasons, english)
     acting |= unknown  # each acts, maybe after an adverb ("Þorsteinn still goes out")
     times = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _TIME_LABELS]
 
@@ -1081,7 +1090,9 @@ def _is_english(word: str, english: frozenset[str]) -> bool:
 _HYPHENATED_BEFORE = re.compile(r"(?<![\w-])(?P<first>[A-Z][a-z]+)[-‐‑][a-z]+ $")
 
 
-def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[int]]:
+def _propn_runs(
+    doc: Any, also: set[int], english: frozenset[str]
+) -> tuple[list[tuple[int, int]], set[int]]:
     """Spans of capitalised proper-noun runs, and the starts of those a verb follows.
 
     ``also``: where other tokens stand that are read as proper nouns (``_unknown_subjects``).
@@ -1095,6 +1106,8 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
         if token.i <= joined_to:
             continue
         proper = token.tag_ in _PROPER_NOUN_TAGS or token.idx in also
+        if run_start >= 0 and _particle_inside(doc, token.i, also, english):
+            continue  # "Rua do Farol": the run goes on past its particle
         if proper and token.text[:1].isupper():
             if run_start < 0:
                 run_start = token.idx
@@ -1111,6 +1124,31 @@ def _propn_runs(doc: Any, also: set[int]) -> tuple[list[tuple[int, int]], set[in
     if run_start >= 0:
         runs.append((run_start, run_end))
     return runs, acting
+
+
+def _particle_inside(doc: Any, index: int, also: set[int], english: frozenset[str]) -> bool:
+    """Whether the token at ``index`` is a name's particle, a name's word on either side of it.
+
+    A particle that is an English word too ("do", "ten") joins only words English has not
+    ("Rua do Farol"; not "Does Kofi do Karate"), and no name runs on into a time ("Can Anna
+    do Monday").
+    """
+    token = doc[index]
+    if token.text not in NAME_PARTICLES or not 0 < index < len(doc) - 1:
+        return False
+    before, after = doc[index - 1], doc[index + 1]
+    proper = after.tag_ in _PROPER_NOUN_TAGS or after.idx in also
+    if not (proper and after.text[:1].isupper() and token.whitespace_):
+        return False
+    if after.text.casefold() in _NOT_NAMES:
+        return False
+    return token.text not in _PARTICLES_ENGLISH_USES or not any(
+        _is_english(t.text, english) for t in (before, after)
+    )
+
+
+# Particles that are English words too ("did you do Pilates", "a ten pound note").
+_PARTICLES_ENGLISH_USES = frozenset({"do", "ten", "den", "bin"})
 
 
 def _hyphenated_end(doc: Any, index: int) -> int:

@@ -82,3 +82,12 @@ def test_a_name_that_does_the_calling_is_not_the_one_called():
         "Wilma Osterberg told them that everyone calls her Gus.",
     ):
         assert stated_alias_pairs(text, surfaces) == ((0, 1),), text
+
+
+def test_a_naming_inside_a_who_clause_names_the_one_the_clause_is_about() -> None:
+    surfaces = ["Imre Halasz", "Pier Road", "Bear"]
+    text = "Imre Halasz, who lives on Pier Road and is known to the whole yard as Bear, waved."
+    assert stated_alias_pairs(text, surfaces) == ((0, 2),)
+    # Once a comma has closed the clause, the nearest name is the one named.
+    text = "Imre Halasz, who lives on Pier Road, met Tom Berg, known to all as Bear."
+    assert stated_alias_pairs(text, [*surfaces[:2], "Tom Berg", "Bear"]) == ((2, 3),)

@@ -248,6 +248,24 @@ def test_a_word_english_knows_is_a_name_where_grammar_says_so(
     assert (name in names_found) is found, names_found
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Walked down Rua do Farol to the harbour.", "Rua do Farol"),
+        ("The flamingos are back at Lagoa da Mira.", "Lagoa da Mira"),
+        ("Maria dos Santos lent us her ladder.", "Maria dos Santos"),
+        ("Ponte di Legno is lovely in winter.", "Ponte di Legno"),
+        # "do" is an English verb too: between English words it is one.
+        ("Does Kofi do Karate on Fridays?", "Kofi"),
+        ("Can Anna do Monday instead?", "Anna"),
+    ],
+)
+def test_a_name_goes_on_across_its_particles(
+    extractor: LocalExtractor, text: str, name: str
+) -> None:
+    assert name in {e.text for f in facts(extractor, text) for e in f.entities}
+
+
 def test_dates_and_numbers_are_not_entities(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Melanie ran 5 miles yesterday for 20 dollars, her third race.")
 
