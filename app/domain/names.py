@@ -98,23 +98,36 @@ OFFICE_TITLES = frozenset(
         "constable",
     }
 )
-# Leading tokens that are professional or social titles, not part of a person's name. Kinship
-# words ("Aunt Florence") are not titles here: relative to the user they single out one person,
-# so "Aunt Florence" keeps two informative words while "Dr. Okafor" has one.
-PERSON_TITLES = OFFICE_TITLES | {
-    "dr",
-    "doctor",
-    "prof",
-    "professor",
-    "mr",
-    "mrs",
-    "ms",
-    "mx",
-    "miss",
-    "sir",
-    "dame",
-    "hon",
-}
+# Kinship put before a given name as a form of address ("Auntie Ngozi", "Avó Graça", "Oma
+# Liesel"), folded: a title, not a word of the name, so "Avó Graça" may be the Graça of "Graça
+# da Silva". Words that are given names as often ("Nana", "Lola", "Tito") are left out.
+KIN_TITLES = frozenset(
+    {
+        *("aunt", "auntie", "aunty", "uncle", "grandma", "grandpa", "granny", "gran", "grandad"),
+        *("granddad", "avo", "vovo", "tia", "tio", "abuela", "abuelo", "abuelita", "abuelito"),
+        *("oma", "opa", "tante", "onkel", "nonna", "nonno", "zia", "zio", "babcia", "dziadek"),
+        *("ciocia", "wujek", "mamie", "tonton"),
+    }
+)
+# Leading tokens that are professional, social or kinship titles, not part of a person's name.
+PERSON_TITLES = (
+    OFFICE_TITLES
+    | KIN_TITLES
+    | {
+        "dr",
+        "doctor",
+        "prof",
+        "professor",
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "miss",
+        "sir",
+        "dame",
+        "hon",
+    }
+)
 # Titles that say who a person is taken for, by kind: one person is written about with one of
 # them ("Dr Varley" is not the "Mrs Varley" who is the doctor's neighbour; "Mr" and "Ms" are two
 # people). Titles of office ("Coach", "Captain") are worn with any of them.

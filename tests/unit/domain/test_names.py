@@ -91,8 +91,11 @@ def test_titles_legal_suffixes_and_type_words_leave_the_core_name():
     assert name_form(name_key("Sister Aoife Brennan"), "person").core == ("aoife", "brennan")
 
 
-def test_kinship_words_are_part_of_the_name():
-    assert name_form(name_key("Aunt Florence"), "person").words == ("aunt", "florence")
+def test_kinship_before_a_given_name_is_a_title():
+    assert name_form(name_key("Aunt Florence"), "person").core == ("florence",)
+    assert name_form(name_key("Avó Graça"), "person").core == ("graca",)
+    # A kinship word that is a given name as often stays a word of the name.
+    assert name_form(name_key("Nana Akosua"), "person").core == ("nana", "akosua")
 
 
 def test_a_name_made_only_of_a_title_keeps_it():

@@ -205,6 +205,20 @@ def test_a_name_a_local_model_typed_otherwise_is_no_second_holder_of_it():
         assert {"m030:Helen", "m070:Helen"} <= chat
 
 
+def test_kin_called_by_a_given_name_is_the_one_of_that_given_name():
+    # "Auntie Ngozi" is Ngozi with a form of address before her name: with "Ngozi Obi" and a
+    # bare "Ngozi" beside her, one person, not two full names that make "Ngozi" a tie.
+    facts = [
+        fact(10, "Auntie Ngozi sent jollof for the party.", ("Auntie Ngozi", "person")),
+        fact(20, "Ngozi Obi turned seventy today.", ("Ngozi Obi", "person")),
+        fact(30, "Called Ngozi about the wedding photos.", ("Ngozi", "person")),
+        fact(40, "Auntie Ngozi is staying until Sunday.", ("Auntie Ngozi", "person")),
+    ]
+    everyone = frozenset(f"{f.memory_id}:{f.mentions[0].text}" for f in facts)
+    for order in (facts, facts[::-1]):
+        assert retained(order) == {everyone}
+
+
 def test_a_short_form_of_a_things_name_joins_its_only_holder_but_a_place_inside_a_place_does_not():
     facts = [
         fact(1, "We moved the budget to Microsoft Excel.", ("Microsoft Excel", "product")),
