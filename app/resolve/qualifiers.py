@@ -22,6 +22,9 @@ dispatcher", "Anna the dentist ..."). A place or organisation mention that owns 
 where or whose it is. A relative clause in the past or with a modal (", who signed the form,",
 ", who will stay until autumn,") tells what someone did or will do, not who they are.
 
+A ``pronoun`` the sentence can only mean its one named person by ("Rui took his boat out")
+says man or woman (``said_to_be``), as a kin role does, and is compared with nothing.
+
 Places are compared with places. Organisations, roles and descriptions all say who a person is
 to the user (where they work, what they do, where they live), so they are compared with one
 another: two sides that state some, none of which shares a word with the other side's, are two
@@ -62,7 +65,7 @@ from app.domain.names import (
 from app.domain.words import related
 from app.resolve.guards import align_words
 
-Kind = str  # "place" | "organization" | "role" | "description" | "office" | "company"
+Kind = str  # "place" | "organization" | "role" | "description" | "office" | "pronoun" | "company"
 # The kind a settle gives the mentions of namesakes it tells apart by their facts' company
 # (``company``): not read from the text, and compatible only with itself.
 COMPANY: Kind = "company"

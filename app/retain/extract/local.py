@@ -657,7 +657,8 @@ def _name_spans(doc: Any, english: frozenset[str]) -> list[tuple[int, int, str]]
 
     NER labels the words of a name it has never seen one by one: "Magnus Solheim" comes as a
     place and a person, "Byung-chul Yoon" as a person and a place. Two name spans with only a
-    space between are one name, a person's when either part is.
+    space, or a name's particle, between are one name ("Maria dos Santos"), a person's when
+    either part is.
     """
     spans: list[tuple[int, int, str]] = []
     last_end = -1
