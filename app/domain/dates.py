@@ -138,6 +138,8 @@ _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)} | {
 }  # fmt: skip
 _WEEKDAYS = {name: number for number, name in enumerate(WEEKDAY_NAMES)}
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+# The seasons' names, lower-case ("fall" and "autumn" both).
+SEASON_NAMES = tuple(_SEASON_START)
 # How many units a quantity word means, as a (fewest, most) range.
 _QUANTITIES = {
     "a": (1, 1), "an": (1, 1), "one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4),
@@ -157,7 +159,7 @@ _MONTH_RE = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
 _WEEKDAY_RE = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_SEASON_RE = r"(?P<season>spring|summer|fall|autumn|winter)"
+_SEASON_RE = rf"(?P<season>{'|'.join(SEASON_NAMES)})"
 _YEAR_RE = r"(?P<year>1\d{3}|2\d{3})(?![\d'’s])"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 # "Monday, May 8" and "Mon 8 May" are one date, not a weekday and a date.

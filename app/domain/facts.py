@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal, get_args
 
 # Extraction writes world and experience facts; consolidation writes observations.
@@ -11,6 +12,12 @@ FACT_TYPES: tuple[FactType, ...] = get_args(FactType)
 # The types an extractor (or a curator's edit) may give a fact; observations are derived only.
 ExtractedFactType = Literal["world", "experience"]
 EXTRACTED_FACT_TYPES: tuple[ExtractedFactType, ...] = get_args(ExtractedFactType)
+
+# A chat turn's opening, "Name: ": local extraction keeps it in each fact of the turn, so the
+# fact stays self-contained ("Caroline: I went to the support group").
+SPEAKER_PREFIX = re.compile(
+    r"[ \t]*(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,2})[ \t]*[:：][ \t]*(?=\S)"
+)
 
 
 def recall_types(

@@ -53,7 +53,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from app.domain.dates import MONTH_NAMES, WEEKDAY_NAMES
+from app.domain.dates import MONTH_NAMES, SEASON_NAMES, WEEKDAY_NAMES
+from app.domain.facts import SPEAKER_PREFIX
 from app.domain.names import (
     GENDERED_NOUNS,
     OFFICE_TITLES,
@@ -205,8 +206,6 @@ _TWO_OBJECT_VERBS = _word_set(
     emailed call calls called save saves saved
     """
 )
-# A chat turn's speaker prefix ("Rui: ").
-_SPEAKER_PREFIX = re.compile(r"[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,2}[ \t]*:[ \t]*")
 # Words a description shares without naming the same thing (light verbs of a relative clause).
 _LIGHT_WORDS = _word_set(
     """
@@ -218,11 +217,7 @@ _NOT_QUALIFIERS = frozenset(
     [
         *MONTH_NAMES,
         *WEEKDAY_NAMES,
-        "spring",
-        "summer",
-        "autumn",
-        "fall",
-        "winter",
+        *SEASON_NAMES,
         "christmas",
         "easter",
         "morning",
@@ -304,7 +299,7 @@ def _sole_person(content: str, surfaces: Sequence[str], types: Sequence[str | No
     A pronoun in a turn is never its speaker ("Rui: He's in town" is someone else), and with
     two people named a pronoun may be either's.
     """
-    speaker = _SPEAKER_PREFIX.match(content)
+    speaker = SPEAKER_PREFIX.match(content)
     body = content[speaker.end() :] if speaker else content
     people = [
         i

@@ -28,8 +28,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from app.domain import aliases
-from app.domain.dates import MONTH_NAMES, WEEKDAY_NAMES, as_utc, occurrence
-from app.domain.facts import ExtractedFactType
+from app.domain.dates import MONTH_NAMES, SEASON_NAMES, WEEKDAY_NAMES, as_utc, occurrence
+from app.domain.facts import SPEAKER_PREFIX, ExtractedFactType
 from app.domain.names import NAME_PARTICLES, PERSON_TITLES, PLACE_KIND_WORDS, fold
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
@@ -168,9 +168,6 @@ _NOT_NAMES = (
 
 # -- patterns on raw text ------------------------------------------------------------------------
 
-_SPEAKER = re.compile(
-    r"[ \t]*(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,2})[ \t]*[:：][ \t]*(?=\S)"
-)
 _LINE = re.compile(r"[^\n]+")
 
 # A product or flight code: starts with a capital, holds a digit ("OP-1", "UA123", "COVID-19").
@@ -387,7 +384,7 @@ def _plan(item: ExtractionInput) -> _Plan:
     lines = list(_LINE.finditer(text))
     for line in lines:
         line_starts.append(line.start())
-    candidates = [(line, _SPEAKER.match(text, line.start(), line.end())) for line in lines]
+    candidates = [(line, SPEAKER_PREFIX.match(text, line.start(), line.end())) for line in lines]
     # Several plausible "Name:" lines make the chunk a transcript, which admits unusual names.
     prefixed = sum(
         1 for _, match in candidates if match and _is_speaker(match["name"], multi_turn=False)
@@ -529,7 +526,8 @@ def _mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> list[_Mention]:
     return taken
 
 
-# A word before a month's name that makes it a time: "in April", "last June", "May to June".
+# A word before a month's or season's name that makes it a time: "in April", "last June",
+# "May to June".
 _BEFORE_A_TIME = _words(
     "in on by since until till before after during through throughout of last next this early"
     " late mid every each from to between around and or"
@@ -556,12 +554,10 @@ def _months_named(doc: Any) -> Iterable[_Mention]:
             continue
         if token.tag_ not in _PROPER_NOUN_TAGS:
             continue  # "May I ask": the modal
+        if _said_as_a_time(doc, i):
+            continue
         before = doc[i - 1] if i else None
         after = doc[i + 1] if i + 1 < len(doc) else None
-        if any(t is not None and t.like_num for t in (before, after)):
-            continue
-        if before is not None and before.text.casefold() in _BEFORE_A_TIME:
-            continue
         with_someone = before is not None and before.text.casefold() == "with"
         acts = (
             after is not None
@@ -570,6 +566,19 @@ def _months_named(doc: Any) -> Iterable[_Mention]:
         )
         if with_someone or acts:
             yield _Mention(token.idx, token.idx + len(word), word, "person")
+
+
+def _said_as_a_time(doc: Any, index: int) -> bool:
+    """Whether the word at ``index`` stands where a time does.
+
+    A number next to it ("April 3", "3 June", "Summer 2041"), or a word before it that makes it
+    a time ("in April", "last Winter").
+    """
+    before = doc[index - 1] if index else None
+    after = doc[index + 1] if index + 1 < len(doc) else None
+    if any(t is not None and t.like_num for t in (before, after)):
+        return True
+    return before is not None and before.text.casefold() in _BEFORE_A_TIME
 
 
 def _capitalised_openings(plan: _Plan, doc: Any) -> Iterable[tuple[int, int]]:
@@ -961,7 +970,7 @@ _COMMON_WORD_TAGS = {"NN", "JJ", "RB", "MD"} | _VERB_TAGS
 # What a capital after it marks as the start of something other than a name: a quotation, a
 # list item, a clause after a colon.
 _OPENS_SOMETHING = frozenset({'"', "“", "'", "‘", ":", "(", "[", "-", "–", "—", "…", ";"})
-_SEASONS = _words("spring summer fall autumn winter")
+_SEASONS = frozenset(SEASON_NAMES)
 
 
 def _capitalised_inside(doc: Any, body_starts: set[int]) -> set[int]:
@@ -1010,11 +1019,7 @@ def _seasons_named(doc: Any, body_starts: set[int]) -> set[int]:
             or not token.text[:1].isupper()
         ):
             continue
-        before = doc[token.i - 1].text
-        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
-        if before.casefold() in _BEFORE_A_TIME or before in _OPENS_SOMETHING:
-            continue
-        if not (after is not None and after.like_num) and not doc[token.i - 1].like_num:
+        if not _said_as_a_time(doc, token.i) and doc[token.i - 1].text not in _OPENS_SOMETHING:
             found.add(token.idx)
     return found
 
