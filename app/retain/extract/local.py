@@ -691,8 +691,11 @@ def _joins_names(doc: Any, end_char: int, next_first: int, english: frozenset[st
     between = doc.text[end_char : doc[next_first].idx]
     if between == " ":
         return True
+    particle = doc[next_first - 1]
+    if between != f" {particle.text} ":  # the particle and nothing else: not "Joana and dos"
+        return False
     named = {doc[next_first].idx}  # NER's span says it is a name, whatever its tag
-    return between[:1] == " " and _particle_inside(doc, next_first - 1, named, english)
+    return _particle_inside(doc, next_first - 1, named, english)
 
 
 def _name_words_before(

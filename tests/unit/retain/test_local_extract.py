@@ -258,6 +258,8 @@ def test_a_word_english_knows_is_a_name_where_grammar_says_so(
         # "do" is an English verb too: between English words it is one.
         ("Does Kofi do Karate on Fridays?", "Kofi"),
         ("Can Anna do Monday instead?", "Anna"),
+        # A particle joins the words either side of it, not two names a word apart.
+        ("Joana and dos Santos came to dinner.", "Joana"),
     ],
 )
 def test_a_name_goes_on_across_its_particles(
