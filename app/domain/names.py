@@ -408,6 +408,16 @@ def type_class(entity_type: str | None) -> str:
     return _TYPE_SYNONYMS.get(t, t)
 
 
+def may_be_a_person(entity_type: str | None) -> bool:
+    """Whether a mention of this type may still be a person's.
+
+    NER gives the names of people it does not know the type of an organisation or a product as
+    often as a person's ("Ines Varga" ORG, "Théo" PRODUCT); who a pronoun may stand for is read
+    with those counted as people.
+    """
+    return type_class(entity_type) in ("person", "", "organization", "product", "work")
+
+
 class NameForm(msgspec.Struct, frozen=True):
     """Everything the guards and the scorer compare about one name key under one type class."""
 

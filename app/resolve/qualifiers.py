@@ -59,6 +59,7 @@ from app.domain.names import (
     GENDERED_NOUNS,
     OFFICE_TITLES,
     RELATION_NOUNS,
+    may_be_a_person,
     name_form,
     name_key,
     type_class,
@@ -187,10 +188,11 @@ _OWN_POSSESSIVE = re.compile(
     r"\s+(?:(?:has|had|have)\s+)?(?:[a-z]+ly\s+)?(?P<verb>[a-z]+)\s+"
     r"(?:(?:up|out|off|back|down|over|away)\s+)?(?P<pronoun>his|her)\s+(?P<next>[a-z][\w'’-]*)"
 )
-# A subject pronoun opening a later clause of the sentence: "..., and she sold out".
+# A subject pronoun opening a later clause ("..., and she sold out"), or the next sentence of
+# the fact (local extraction keeps a note's "She opened it in 1990." with the sentence before).
 _CLAUSE_PRONOUN = re.compile(
-    r"(?:,\s*|\s+)(?:and|but|so|while|when|because|until|after|before|although|though|since"
-    r"|once|as|then)\s+(?P<pronoun>he|she)\b",
+    r"(?:(?:,\s*|\s+)(?:and|but|so|while|when|because|until|after|before|although|though|since"
+    r"|once|as|then)\s+|[.!?][\"”’)]?\s+)(?P<pronoun>he|she)\b",
     re.IGNORECASE,
 )
 # Verbs that take a person as well as a thing ("told her the news", "gave her a lift"): "her"
@@ -297,16 +299,17 @@ def _sole_person(content: str, surfaces: Sequence[str], types: Sequence[str | No
     """The one mention read as a person's that a sentence names, a chat speaker aside.
 
     A pronoun in a turn is never its speaker ("Rui: He's in town" is someone else), and with
-    two people named a pronoun may be either's.
+    two people named a pronoun may be either's, a name NER typed an organisation counted as
+    one (``names.may_be_a_person``).
     """
     speaker = SPEAKER_PREFIX.match(content)
     body = content[speaker.end() :] if speaker else content
     people = [
         i
         for i, surface in enumerate(surfaces)
-        if surface and _read_as_person(types[i]) and re.search(re.escape(surface), body)
+        if surface and may_be_a_person(types[i]) and re.search(re.escape(surface), body)
     ]
-    return people[0] if len(people) == 1 else None
+    return people[0] if len(people) == 1 and _read_as_person(types[people[0]]) else None
 
 
 def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
@@ -314,8 +317,8 @@ def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
 
     Read where English leaves it no one else: the subject's own possessive right after its
     verb ("Rui Valente took his boat out"; "her" not after a verb that takes a person as well
-    as a thing: "told her the news" is said to someone), or the subject of a later clause
-    ("... while she was in Lisbon"). The sentence must name no other person and use pronouns
+    as a thing: "told her the news" is said to someone), or the subject of a later clause or
+    sentence ("... while she was in Lisbon"). The fact must name no other person and use pronouns
     of one kind only: "Anna met Tom's sister and he ..." tells nothing.
     """
     words = {w.casefold() for w in _GENDERED_PRONOUN.findall(content, end)}

@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 from app.domain import aliases
 from app.domain.dates import MONTH_NAMES, SEASON_NAMES, WEEKDAY_NAMES, as_utc, occurrence
 from app.domain.facts import SPEAKER_PREFIX, ExtractedFactType
-from app.domain.names import NAME_PARTICLES, PERSON_TITLES, PLACE_KIND_WORDS, fold
+from app.domain.names import (
+    NAME_PARTICLES,
+    PERSON_TITLES,
+    PLACE_KIND_WORDS,
+    fold,
+    may_be_a_person,
+)
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
 from app.retain.extract.extracted import (
@@ -148,6 +154,8 @@ _FUNCTION_WORDS = _words(
     "must might may will shall"
 )
 _MIN_WORDS = 3
+# A sentence whose subject is a third person named before it ("She opened it in 1990").
+_SUBJECT_PRONOUN = re.compile(r"(?:He|She)(?:['’](?:s|d|ll)\b)?\s+[a-z]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
@@ -628,6 +636,7 @@ def _next_tag(doc: Any, offset: int) -> str:
 
 def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_Mention]:
     starts = [start for start, _ in plan.sentences]
+    body_starts = _body_starts(plan)
     for first, end_char, kind in _name_spans(doc, english):
         inner = bisect_right(starts, doc[first].idx)
         if inner < len(starts) and starts[inner] < end_char:
@@ -641,7 +650,30 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
             part_kind = kind if len(parts) == 1 else ""
             if part_kind == "person" and _in_a_place(doc.text, part_start, part_end):
                 part_kind = "place"
+            elif part_kind == "place" and part_start in body_starts and _acts(doc, part_end):
+                part_kind = ""
             yield from _name_mention(doc.text, part_start, part_end, part_kind)
+
+
+def _acts(doc: Any, end: int) -> bool:
+    """Whether the name ending at ``end`` that opens a sentence does something.
+
+    NER calls a given name it does not know a place as readily as a person ("Djamila made
+    the costumes": GPE); a place opening a sentence is mostly what something is or was
+    ("Lisbon is lovely", "Barcelona sounds great"), and one that acts is no longer taken for a
+    place: its type is left to the names it goes by.
+    """
+    for token in doc:
+        if token.idx >= end:
+            return token.tag_ in ("VBD", "VBZ", "VBP") and token.lower_ not in _STATE_VERBS
+    return False
+
+
+# Verbs that say what something is, has or seems, which places do as readily as people.
+_STATE_VERBS = _words(
+    "is are was were am be has have had seems seemed sounds sounded looks looked feels felt "
+    "remains remained becomes became gets got stays stayed lies lay sits sat stands stood"
+)
 
 
 # Prepositions after which a name is where something is, not someone: "back in Kilnaleck",
@@ -1054,14 +1086,15 @@ def _base_forms(word: str) -> Iterable[str]:
     """The word, and what it would be were it an English plural or "-ing" form.
 
     "Volunteers" → "volunteer", "Ferries" → "ferry", "Networking" → "network", "Hiking" →
-    "hike". A stem shorter than three letters is none ("Jing" is no form of "j").
+    "hike". A stem shorter than three letters is none ("Jing" is no form of "j", "Ines" none
+    of "in").
     """
     yield word
     if word.endswith("ies"):
         yield word[:-3] + "y"
-    if word.endswith("es"):
+    if word.endswith("es") and len(word) >= 5:
         yield word[:-2]
-    if word.endswith("s"):
+    if word.endswith("s") and len(word) >= 4:
         yield word[:-1]
     stem = word[:-3]
     if word.endswith("ing") and len(stem) >= 3:
@@ -1295,10 +1328,20 @@ class _Sentence:
     body_start: int  # after "Name: " when the sentence opens a turn
 
 
+@dataclass(slots=True)
+class _Group:
+    """The sentences of one fact: the kept one, and those said with it."""
+
+    kept: _Sentence
+    sentences: list[_Sentence]
+    # Sentences that go on about the one person the kept one names ("She opened it in 1990").
+    going_on: list[_Sentence] = field(default_factory=list)
+
+
 def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
     text = plan.text
     mention_starts = [m.start for m in plan.mentions]
-    groups: list[tuple[_Sentence, list[_Sentence]]] = []  # a kept sentence, and all of its fact
+    groups: list[_Group] = []
     waiting: list[_Sentence] = []  # slight sentences naming someone, before the first kept one
     for start, end in plan.sentences:
         speaker = _speaker_of(plan, start)
@@ -1307,14 +1350,18 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
         if body_start >= end:
             continue
         body = text[body_start:end]
+        if groups and _goes_on_about_one(plan, mention_starts, groups[-1], sentence, body):
+            groups[-1].sentences.append(sentence)
+            groups[-1].going_on.append(sentence)
+            continue
         if _is_substantial(body, strict=strict):
-            groups.append((sentence, [*waiting, sentence] if speaker is None else [sentence]))
+            groups.append(_Group(sentence, [*waiting, sentence] if speaker is None else [sentence]))
             waiting = []
             continue
         named = _mentions_within(plan, mention_starts, start, end)
         if speaker is None:
-            if named and groups and groups[-1][0].speaker is None:
-                groups[-1][1].append(sentence)
+            if named and groups and groups[-1].kept.speaker is None:
+                groups[-1].sentences.append(sentence)
             elif named:
                 waiting.append(sentence)
         elif (
@@ -1323,20 +1370,48 @@ def _sentence_facts(plan: _Plan, *, strict: bool) -> list[ExtractedFact]:
             and (named or speaker.name.casefold() not in _ROLE_SPEAKERS)
             and _says_anything(body)
         ):
-            groups.append((sentence, [sentence]))
+            groups.append(_Group(sentence, [sentence]))
         # Any other slight sentence of a turn mostly calls the one spoken to ("Thanks,
         # Melanie!"), not what the turn is about: dropped.
     facts: list[ExtractedFact] = []
-    for kept, sentences in groups:
-        first, last = sentences[0], sentences[-1]
+    for group in groups:
+        kept, first, last = group.kept, group.sentences[0], group.sentences[-1]
         fact_text = text[first.start : last.end]
         if first.speaker is not None and first.body_start == first.start:
             # A later sentence of a turn: repeat the verbatim "Name: " so the fact stands alone.
             fact_text = text[first.speaker.line_start : first.speaker.body_start] + fact_text
         inside = _mentions_within(plan, mention_starts, first.start, last.end)
-        body = text[kept.body_start : kept.end]
-        facts.append(_fact(plan, fact_text, body, kept.speaker, inside))
+        bodies = [text[s.body_start : s.end] for s in (kept, *group.going_on)]
+        facts.append(_fact(plan, fact_text, bodies, kept.speaker, inside))
     return facts
+
+
+def _goes_on_about_one(
+    plan: _Plan, mention_starts: list[int], group: _Group, sentence: _Sentence, body: str
+) -> bool:
+    """Whether a note's sentence opened by "he" or "she" belongs to the fact before it.
+
+    It does when it says more of the one person that fact names: "Rui Valente runs the
+    ferry. He started in 2019." Alone, "He started in 2019" is about no one; with the sentence
+    before, it is about Rui Valente, as a reader takes it, and the pronoun tells what the text
+    calls him (``resolve.qualifiers``). Only where no one else is named, in the fact or in the
+    sentence, and only in notes: in a conversation a pronoun often means someone a turn
+    before named.
+    """
+    if sentence.speaker is not None or group.kept.speaker is not None:
+        return False
+    if _SUBJECT_PRONOUN.match(body) is None:
+        return False
+    first, last = group.sentences[0], group.sentences[-1]
+    if _people_named(_mentions_within(plan, mention_starts, sentence.start, sentence.end)):
+        return False
+    named = _people_named(_mentions_within(plan, mention_starts, first.start, last.end))
+    return len(named) == 1 and next(iter(named.values())) in ("person", "")
+
+
+def _people_named(mentions: Iterable[_Mention]) -> dict[str, str]:
+    """The names of mentions that may be people's (``names.may_be_a_person``), with a type."""
+    return {m.text.casefold(): m.type for m in mentions if may_be_a_person(m.type)}
 
 
 def _is_whole_turn(plan: _Plan, sentence: _Sentence) -> bool:
@@ -1360,11 +1435,21 @@ def _mentions_within(
 
 
 def _fact(
-    plan: _Plan, fact_text: str, body: str, speaker: _Speaker | None, mentions: list[_Mention]
+    plan: _Plan,
+    fact_text: str,
+    bodies: Sequence[str],
+    speaker: _Speaker | None,
+    mentions: list[_Mention],
 ) -> ExtractedFact:
+    """A fact of ``fact_text``, read from the kept sentence's body.
+
+    Its time, when the kept sentence gives none, is the first that the sentences going on
+    about its person give (``bodies`` after the first).
+    """
+    body = bodies[0]
     agent = speaker.is_agent if speaker is not None else plan.agent_narrator
     fact_type: ExtractedFactType = "experience" if agent and _FIRST_PERSON.search(body) else "world"
-    when = occurrence(body, plan.timestamp)
+    when = next((w for b in bodies if (w := occurrence(b, plan.timestamp)) is not None), None)
     entities: dict[str, ExtractedEntity] = {}
     if speaker is not None and speaker.name.casefold() not in _ROLE_SPEAKERS:
         # A rule's type like NER's: "Paris: the city of light" reads as a turn by Paris.

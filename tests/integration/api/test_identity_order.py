@@ -448,12 +448,21 @@ COUPLE_PEOPLE = {"Piet Okonjo": "piet", "Adaeze Okonjo": "adaeze", "Mrs. Okonjo"
 COUPLE_PEOPLE |= {"Tunde Bakare": "tunde"}
 
 
+@pytest.mark.parametrize(
+    "first_note",
+    [
+        "Piet Okonjo repaired his bicycle in the yard.",
+        # The pronoun in the note's next sentence.
+        "Piet Okonjo spent the morning in the yard. He repaired the bicycle.",
+    ],
+)
 def test_a_title_that_says_woman_is_not_given_to_a_man_the_text_calls_he(
-    http: httpx.Client,
+    http: httpx.Client, first_note: str
 ) -> None:
     """Two Okonjos fit "Mrs. Okonjo" by name, and Piet has a neighbour in common with her;
     "his bicycle" says she is not him."""
-    for order in (list(range(len(COUPLE))), list(range(len(COUPLE)))[::-1]):
-        found = people_in_notes(http, order, COUPLE, COUPLE_PEOPLE)
+    notes = [(COUPLE[0][0], first_note), *COUPLE[1:]]
+    for order in (list(range(len(notes))), list(range(len(notes)))[::-1]):
+        found = people_in_notes(http, order, notes, COUPLE_PEOPLE)
         assert not found["adaeze"] & found["piet"], (order, found)
         assert len(found["adaeze"]) == 1, (order, found)

@@ -427,6 +427,8 @@ def test_a_pronoun_only_the_one_named_can_take_says_man_or_woman() -> None:
     assert said_to_be(bram) == {"man"}
     [ola] = _said("Watered Ola's tomatoes while she was away.", ("Ola", "person"))
     assert said_to_be(ola) == {"woman"}
+    [rui] = _said("Walked with Rui to the pier. He took the long way.", ("Rui", ""))
+    assert said_to_be(rui) == {"man"}
     # Said to someone, said by someone of another, or with pronouns of both kinds: nothing.
     for content in (
         "Ines Varga gave her a lift home.",

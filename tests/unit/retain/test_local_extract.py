@@ -652,6 +652,9 @@ def test_an_unknown_word_opening_a_sentence_acts_after_an_adverb(extractor: Loca
         extractor, "My uncle, Egill Þórisson, rang. Egill still goes out on the boat."
     )
     assert "Egill" in names(fact)
+    # "Ines" ends as a plural would, but "in" has none.
+    [fact] = facts(extractor, "Ines fixed the gate before the storm.")
+    assert "Ines" in names(fact)
     [fact] = facts(extractor, "Volunteers planted a thousand seedlings on the hill.")
     assert fact.entities == ()
 
@@ -707,6 +710,35 @@ def test_a_sentence_too_slight_to_stand_alone_keeps_its_names_with_its_neighbour
     # Filler without a name is still dropped, and a longer turn keeps its own speaker.
     [fact] = facts(extractor, "Caroline: Yes, I did. I felt so accepted at the pride parade.")
     assert fact.text == "Caroline: I felt so accepted at the pride parade."
+
+
+def test_a_name_ner_took_for_a_place_that_acts_is_no_place(extractor: LocalExtractor) -> None:
+    # NER: "Tamsin" GPE. A place is what something is; one that sews is not taken for one.
+    [fact] = facts(extractor, "Tamsin sewed the costumes for the school play.")
+    assert entity(fact, "Tamsin").type == ""
+    for text, place in (
+        ("Lisbon is lovely in the spring.", "Lisbon"),
+        ("Barcelona sounds wonderful.", "Barcelona"),
+    ):
+        [fact] = facts(extractor, text)
+        assert entity(fact, place).type == "place", text
+
+
+def test_a_sentence_going_on_about_the_one_person_named_before_is_of_its_fact(
+    extractor: LocalExtractor,
+) -> None:
+    # Alone, "He started in 2019" is about no one; the time it gives is the fact's.
+    [fact] = facts(extractor, "Rui Valente runs the harbour ferry. He started in 2019.")
+    assert fact.text == "Rui Valente runs the harbour ferry. He started in 2019."
+    assert fact.occurred_start == datetime(2019, 1, 1, tzinfo=UTC)
+    # Two people named before, someone named in it, or a conversation: the pronoun may be
+    # anyone's, and the sentence stays a fact of its own.
+    for text in (
+        "Ines Varga met Bram Kowalski at the pier. She was late again.",
+        "Ines Varga runs the bakery. She hired Bram Kowalski in March.",
+        "Tane: Rui Valente runs the harbour ferry. He started in 2019.",
+    ):
+        assert len(facts(extractor, text)) == 2, text
 
 
 def test_a_nickname_stated_for_friends_in_brackets_is_an_alias(extractor: LocalExtractor) -> None:
