@@ -1,7 +1,9 @@
 """Offline extraction: sentences become facts, spaCy finds their entities, rules find dates.
 
 ``local`` mode is what a bank gets without an LLM. It does not paraphrase, merge or infer: each
-kept sentence is a fact, worded as written. What it adds is structure the retrieval side can use:
+kept sentence is a fact, worded as written (a note's sentence that goes on about the one person
+the sentence before names, "She opened it in 1990.", is of that one's fact). What it adds is
+structure the retrieval side can use:
 
 - entities from spaCy's NER, mapped to coarse types, plus proper-noun runs and product codes
   ("OP-1", "UA123") that NER misses, and stated aliases ("Ocean Probe 1 (OP-1)", "X aka Y",
