@@ -8,10 +8,11 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
 - ``X，简称Y`` / ``X, 简称 Y``;
 - a naming clause between them: ``X, whom everyone calls Y``, ``X, the one the yard calls
   Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
-  ``X, known around town as Y``, ``X, who signs every letter as Y``. Y is then an alias of
-  the mention nearest before the clause, in the same sentence ("Anna called Ben" is a phone
-  call, not a naming: the clause needs "whom", "the one", an object pronoun, a passive,
-  "known", "signs" or "goes by"). When that name, or a "who" that stands for it, is itself
+  ``X, known around town as Y``, ``X, who signs every letter as Y``, ``X, as the old men
+  call Y`` (X the name Y goes by there). Y is then an alias of the mention nearest before the
+  clause, in the same sentence ("Anna called Ben" is a phone call, not a naming: the clause
+  needs "whom", "the one", an object pronoun, a passive, "known", "signs", "goes by" or a
+  comma's "as"). When that name, or a "who" that stands for it, is itself
   the one calling ("X, who still calls him Y"), the pronoun is someone else (a plain "him"
   never means the clause's own subject): no pair.
 
@@ -44,7 +45,8 @@ _NAMING = re.compile(
     r"|\b(?:is|was|are|were)\s+called"
     r"|\bknown\s+(?:[^\s.;:!?(),]+\s+){0,6}?as"
     r"|\bsigns?\s+(?:[^\s.;:!?(),]+\s+){0,3}?as"
-    r"|\b(?:goes|went|go|gone|going)\s+by)\s+$",
+    r"|\b(?:goes|went|go|gone|going)\s+by"
+    r"|,\s*as\s+(?:[^\s.;:!?(),]+\s+){1,5}?calls?)\s+$",
     re.IGNORECASE,
 )
 # A "calls him" clause (``_NAMING``'s ``pronoun``) right after its subject: the name itself or

@@ -231,12 +231,43 @@ def name_rules(subject: Subject, cand: CandidateView) -> Rejection | None:
 def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None:
     guessed = subject.type_guessed or cand.candidate.type_guessed
     reason = None if guessed else type_conflict(subject.type_class, cand.type_class)
+    if reason is None and guessed:
+        reason = _surname_taken_for_a_place(subject, cand)
     if reason is not None:
         return reason
     keys = {f.key for f in cand.forms}
     if subject.exact_only and not any(f.key in keys for f in subject.names):
         return "resolve_entities is false: exact name only"
     return _titles_conflict(subject, cand) or _names_conflict(subject, cand)
+
+
+def _surname_taken_for_a_place(subject: Subject, cand: CandidateView) -> str | None:
+    """A one-word place or organisation against a person the text calls by it only as a surname.
+
+    A guessed type is evidence, not a guard (a person's given name NER typed a place is still
+    the person's), but a word the person side holds only after a given name or a title
+    ("Rayén Nahuelpán", "Ms. Nahuelpán") and the other side names a place or a firm by ("up
+    to Nahuelpán"): notes and chats call a person by a bare surname seldom, a place by its one
+    word always. Read between types only: two people, or two places, are left to the guards.
+    """
+    kinds = {subject.type_class, cand.type_class}
+    if "person" not in kinds or not kinds & {"place", "organization"}:
+        return None
+    person, other = (subject.names, cand.forms)
+    if subject.type_class != "person":
+        person, other = other, person
+    for word in {f.core[0] for f in other if len(f.core) == 1}:
+        alone = [f for f in person if f.core == (word,)]
+        as_surname = any(word in f.core[1:] for f in person) or any(
+            address_title(f) is not None for f in alone
+        )
+        # Bare, first of a full name, or after a title a given name takes ("Father Tomás").
+        as_given = any(f.core[0] == word for f in person if len(f.core) > 1) or any(
+            address_title(f) is None for f in alone
+        )
+        if as_surname and not as_given:
+            return f"'{word}' names a place here and only a person's surname"
+    return None
 
 
 def _titles_conflict(subject: Subject, cand: CandidateView) -> str | None:

@@ -146,6 +146,7 @@ _DETERMINERS = _word_set(
     the a an our my his her their your its this that these those
     """
 )
+_SUBJECT_PRONOUNS = _word_set("i you he she it we they")
 _FUNCTION_WORDS = _word_set(
     """
     is was are were be been has had have will would can could should may might must does
@@ -507,9 +508,13 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
     apposition = _APPOSITIVE.match(content, end)
     if apposition is not None:
         words = apposition["body"].split()
-        if not apposition["who"] and words[0] not in _DETERMINERS and "of" not in words:
-            # ", then left", ", though, ...": a new clause, not a noun phrase. A bare noun
-            # appositive names a position in something (", chair of the committee,").
+        if not apposition["who"] and (
+            words[0] in _FUNCTION_WORDS | _SUBJECT_PRONOUNS
+            or (words[0] not in _DETERMINERS and "of" not in words)
+        ):
+            # ", then left", ", though, ...", ", and she gave each of us one": a new clause,
+            # not a noun phrase. A bare noun appositive names a position in something (",
+            # chair of the committee,").
             return None
         if apposition["who"] and (_is_past(words[0]) or words[0] in _MODALS or _perfect(words)):
             # ", who signed her fit for the walk,", ", who will stay until autumn,", ", who has

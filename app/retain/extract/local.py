@@ -167,6 +167,13 @@ _LEADING_NON_NAME = _words(
     "then now so and but also when after before in on at we i they he she it you hey hi "
     "hello wow oh well yes no ok okay thanks"
 )
+# Prepositions capitalised only because they open a sentence or a turn ("Above Rosa's, left
+# of the antenna"); inside one they may begin a name ("bought Under Armour shoes").
+_OPENING_PREPOSITIONS = _words(
+    "above below behind beside near past across along around under over inside outside "
+    "between through towards toward from to by with without into onto beyond against among "
+    "opposite"
+)
 # Capitalised words the tagger calls PROPN that are not names.
 _NOT_NAMES = (
     _FILLER
@@ -646,6 +653,8 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
         sentence_start = starts[inner - 1] if inner else 0
         ent_start = _name_words_before(doc, first, sentence_start, plan.verb_openings, english)
         start, end = _trim_name(doc.text, ent_start, end_char)
+        if start in body_starts:
+            start, end = _strip_leading_non_names(doc.text, start, end, _OPENING_PREPOSITIONS)
         parts = _list_items(doc.text, start, end)
         for part_start, part_end in parts:
             # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.
@@ -933,6 +942,8 @@ def _propn_mentions(
     candidates: list[tuple[int, int, str, bool]] = []
     for start, end in runs:
         start, end = _strip_leading_non_names(text, start, end)
+        if start in sentence_starts:
+            start, end = _strip_leading_non_names(text, start, end, _OPENING_PREPOSITIONS)
         start, end = _trim_name(text, start, end)
         start = _foreign_given_name_start(text, start, english)
         name = text[start:end]
@@ -1211,10 +1222,12 @@ def _hyphenated_end(doc: Any, index: int) -> int:
     return index
 
 
-def _strip_leading_non_names(text: str, start: int, end: int) -> tuple[int, int]:
+def _strip_leading_non_names(
+    text: str, start: int, end: int, words: frozenset[str] = _LEADING_NON_NAME
+) -> tuple[int, int]:
     while True:
         word_end = text.find(" ", start, end)
-        if word_end < 0 or text[start:word_end].casefold() not in _LEADING_NON_NAME:
+        if word_end < 0 or text[start:word_end].casefold() not in words:
             return start, end
         start = word_end + 1
 

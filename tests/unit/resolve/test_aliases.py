@@ -53,6 +53,9 @@ def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
         "Imre Halasz, the one the whole yard calls Bear, lifted it.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
+    # The name first, then whom it names: "Bear, as the yard calls Imre Halasz".
+    text = "Bear, as the older drivers call Imre Halasz, lifted it."
+    assert stated_alias_pairs(text, ["Bear", "Imre Halasz"]) == ((0, 1),)
 
 
 def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
@@ -66,6 +69,7 @@ def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
         "Imre Halasz signed the form and Bear countersigned.",
         "Imre Halasz is known for his temper; Bear is not.",
         "Imre Halasz went by bus with Bear.",
+        "Imre Halasz waved just as his mother calls Bear in for dinner.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == (), text
 

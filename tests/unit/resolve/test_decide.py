@@ -115,6 +115,17 @@ def test_incompatible_types_never_merge_even_with_the_same_key():
     assert decision.rejected[0].reason == "types differ: other vs organization"
 
 
+def test_a_place_named_like_a_persons_surname_is_not_the_person():
+    teacher = cand("p1", "Ngaire Tautahi", "Ms. Tautahi", n=6)
+    for kind in ("place", "organization"):
+        decision = one(Mention(text="Tautahi", type=kind, type_guessed=True), teacher)
+        assert isinstance(decision, Create), kind
+        assert "surname" in decision.rejected[0].reason
+    # A given name NER typed a place is still the person's, as is an untyped surname.
+    assert isinstance(one(Mention(text="Ngaire", type="place", type_guessed=True), teacher), Merge)
+    assert isinstance(one(Mention(text="Ms. Tautahi", type="person"), teacher), Merge)
+
+
 def test_version_never_merges_into_the_base_name():
     decision = one(Mention(text="Claude 4", type="product"), cand("c1", "Claude", type="product"))
     assert isinstance(decision, Create)

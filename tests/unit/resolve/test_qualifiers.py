@@ -75,6 +75,11 @@ def test_appositives_and_relative_clauses_describe_a_person() -> None:
 def test_a_new_clause_after_a_comma_is_no_appositive() -> None:
     [_, b] = _said("Ravi thanked Kofi, then left.", ("Ravi", "person"), ("Kofi", "person"))
     assert b == ()
+    # "of" inside it, but a conjunction and a pronoun open it: a clause.
+    [bram] = _said(
+        "The kids call him Uncle Bram, and he gives each of them a sweet.", ("Uncle Bram", "")
+    )
+    assert bram == ()
 
 
 def test_a_locative_adverb_after_the_name_describes_the_person() -> None:

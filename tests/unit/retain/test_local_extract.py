@@ -712,6 +712,17 @@ def test_a_sentence_too_slight_to_stand_alone_keeps_its_names_with_its_neighbour
     assert fact.text == "Caroline: I felt so accepted at the pride parade."
 
 
+def test_a_preposition_opening_a_turn_is_no_word_of_the_name_after_it(
+    extractor: LocalExtractor,
+) -> None:
+    for text in (
+        "Kalani: Above Noelani's shop, left of the pier.",
+        "Kalani: Behind Noelani's shop, next to the pier.",
+    ):
+        [fact] = facts(extractor, text)
+        assert names(fact) == {"Kalani", "Noelani"}, text
+
+
 def test_a_name_ner_took_for_a_place_that_acts_is_no_place(extractor: LocalExtractor) -> None:
     # NER: "Tamsin" GPE. A place is what something is; one that sews is not taken for one.
     [fact] = facts(extractor, "Tamsin sewed the costumes for the school play.")
