@@ -244,11 +244,12 @@ def _name_and_type_conflict(subject: Subject, cand: CandidateView) -> str | None
 def _surname_taken_for_a_place(subject: Subject, cand: CandidateView) -> str | None:
     """A one-word place or organisation against a person the text calls by it only as a surname.
 
-    A guessed type is evidence, not a guard (a person's given name NER typed a place is still
-    the person's), but a word the person side holds only after a given name or a title
-    ("Rayén Nahuelpán", "Ms. Nahuelpán") and the other side names a place or a firm by ("up
-    to Nahuelpán"): notes and chats call a person by a bare surname seldom, a place by its one
-    word always. Read between types only: two people, or two places, are left to the guards.
+    A guessed type is evidence, not a guard: a person's given name NER typed a place is still
+    the person's. But when the person side holds the word only as a surname (after a given
+    name or a title of address: "Rayén Nahuelpán", "Ms. Nahuelpán") and the other side is a
+    place or a firm named by that one word ("up to Nahuelpán"), the two are apart: notes and
+    chats seldom call a person by a bare surname, and a place by its one word always. Read
+    between a person and a place or firm only; two people, or two places, are the guards'.
     """
     kinds = {subject.type_class, cand.type_class}
     if "person" not in kinds or not kinds & {"place", "organization"}:
@@ -266,7 +267,7 @@ def _surname_taken_for_a_place(subject: Subject, cand: CandidateView) -> str | N
             address_title(f) is None for f in alone
         )
         if as_surname and not as_given:
-            return f"'{word}' names a place here and only a person's surname"
+            return f"'{word}' names a place or an organisation here, a person only as a surname"
     return None
 
 
