@@ -466,3 +466,22 @@ def test_a_title_that_says_woman_is_not_given_to_a_man_the_text_calls_he(
         found = people_in_notes(http, order, notes, COUPLE_PEOPLE)
         assert not found["adaeze"] & found["piet"], (order, found)
         assert len(found["adaeze"]) == 1, (order, found)
+
+
+HAMLET: list[tuple[str, str]] = [
+    ("2025-02-03T09:00:00Z", "Met the teacher at the school, Ngaire Tautahi."),
+    ("2025-02-10T09:00:00Z", "Drove up to Tautahi with the vaccines."),
+    ("2025-03-01T09:00:00Z", "Ms. Tautahi runs the school like a ship."),
+    ("2025-03-20T09:00:00Z", "The road to Tautahi was washed out again."),
+    ("2025-04-02T09:00:00Z", "Spent the day in Tautahi helping at the clinic."),
+]
+HAMLET_NAMES = {"Ngaire Tautahi": "teacher", "Ms. Tautahi": "teacher", "Tautahi": "hamlet"}
+
+
+def test_a_hamlet_named_like_its_teacher_is_not_the_teacher(http: httpx.Client) -> None:
+    """The local model types the hamlet an organisation, a guess: no guard, and the bare word
+    is the teacher's surname. She is called by it only after her given name or a title."""
+    for order in (list(range(len(HAMLET))), list(range(len(HAMLET)))[::-1]):
+        found = people_in_notes(http, order, HAMLET, HAMLET_NAMES)
+        assert not found["teacher"] & found["hamlet"], (order, found)
+        assert len(found["teacher"]) == 1, (order, found)
