@@ -408,6 +408,15 @@ def type_class(entity_type: str | None) -> str:
     return _TYPE_SYNONYMS.get(t, t)
 
 
+def read_as_person(entity_type: str | None) -> bool:
+    """Whether a mention is read for what is said of a person: a person's, or of no known type.
+
+    Local extraction leaves the type out most often for people NER did not know ("met Siwan
+    at the bakery").
+    """
+    return type_class(entity_type) in ("person", "")
+
+
 def may_be_a_person(entity_type: str | None) -> bool:
     """Whether a mention of this type may still be a person's.
 

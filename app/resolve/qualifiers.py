@@ -62,6 +62,7 @@ from app.domain.names import (
     may_be_a_person,
     name_form,
     name_key,
+    read_as_person,
     type_class,
 )
 from app.domain.words import related
@@ -272,7 +273,7 @@ def qualifiers_in(
     for i, surface in enumerate(surfaces):
         found: dict[Qualifier, None] = {}
         for match in re.finditer(re.escape(surface), content) if surface else ():
-            person = _read_as_person(types[i])
+            person = read_as_person(types[i])
             q = _after(content, match.start(), match.end(), surfaces, types, starts, i)
             if q is None and person:
                 q = _described(content, match.start(), match.end())
@@ -310,7 +311,7 @@ def _sole_person(content: str, surfaces: Sequence[str], types: Sequence[str | No
         for i, surface in enumerate(surfaces)
         if surface and may_be_a_person(types[i]) and re.search(re.escape(surface), body)
     ]
-    return people[0] if len(people) == 1 and _read_as_person(types[people[0]]) else None
+    return people[0] if len(people) == 1 and read_as_person(types[people[0]]) else None
 
 
 def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
@@ -361,7 +362,7 @@ def _after(
         return None
     at = prep.end()
     word = prep["prep"].casefold()
-    if word not in ("from", "of") and _read_as_person(types[own]) and not _says_who(content, start):
+    if word not in ("from", "of") and read_as_person(types[own]) and not _says_who(content, start):
         # "Aisha met Chloe Garcia in Krakow": after an object, the phrase says where the
         # action happened, not where the person lives or works ("Chloe Garcia in Krakow
         # said ..." does). An organisation keeps it: "a contract with Cedar & Vine in Tacoma".
@@ -607,15 +608,6 @@ def _has_verb(phrase: str) -> bool:
 
 def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
-
-
-def _read_as_person(kind: str | None) -> bool:
-    """Whether a mention is read for what is said of a person: a person's, or of no known type.
-
-    Local extraction leaves the type out most often for people NER did not know ("met Siwan
-    at the bakery").
-    """
-    return type_class(kind) in ("person", "")
 
 
 def _office(surface: str) -> Qualifier | None:

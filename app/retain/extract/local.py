@@ -38,6 +38,7 @@ from app.domain.names import (
     PLACE_KIND_WORDS,
     fold,
     may_be_a_person,
+    read_as_person,
 )
 from app.errors import Unavailable
 from app.retain.chunking import sentence_spans
@@ -626,7 +627,8 @@ def _without_opening_verb(plan: _Plan, doc: Any, mention: _Mention) -> _Mention 
         return mention
     text = plan.text
     space = text.find(" ", mention.start, mention.end)
-    if space < 0 or _next_tag(doc, mention.end) in _FINITE_VERB_TAGS:
+    after = _token_at_or_after(doc, mention.end)
+    if space < 0 or (after is not None and after.tag_ in _FINITE_VERB_TAGS):
         return mention
     start = space + 1
     name = text[start : mention.end]
@@ -636,11 +638,9 @@ def _without_opening_verb(plan: _Plan, doc: Any, mention: _Mention) -> _Mention 
     return _Mention(start, mention.end, name, "")
 
 
-def _next_tag(doc: Any, offset: int) -> str:
-    for token in doc:
-        if token.idx >= offset:
-            return str(token.tag_)
-    return ""
+def _token_at_or_after(doc: Any, offset: int) -> Any | None:
+    """The first token that starts at ``offset`` or after it, or None."""
+    return next((token for token in doc if token.idx >= offset), None)
 
 
 def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_Mention]:
@@ -674,10 +674,10 @@ def _acts(doc: Any, end: int) -> bool:
     ("Lisbon is lovely", "Barcelona sounds great"), and one that acts is no longer taken for a
     place: its type is left to the names it goes by.
     """
-    for token in doc:
-        if token.idx >= end:
-            return token.tag_ in ("VBD", "VBZ", "VBP") and token.lower_ not in _STATE_VERBS
-    return False
+    verb = _token_at_or_after(doc, end)
+    return (
+        verb is not None and verb.tag_ in ("VBD", "VBZ", "VBP") and verb.lower_ not in _STATE_VERBS
+    )
 
 
 # Verbs that say what something is, has or seems, which places do as readily as people.
@@ -1421,7 +1421,7 @@ def _goes_on_about_one(
     if _people_named(_mentions_within(plan, mention_starts, sentence.start, sentence.end)):
         return False
     named = _people_named(_mentions_within(plan, mention_starts, first.start, last.end))
-    return len(named) == 1 and next(iter(named.values())) in ("person", "")
+    return len(named) == 1 and read_as_person(next(iter(named.values())))
 
 
 def _people_named(mentions: Iterable[_Mention]) -> dict[str, str]:
