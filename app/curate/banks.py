@@ -80,7 +80,10 @@ class _StatsRow(msgspec.Struct):
     operations: list[dict[str, Any]]
     total_documents: int
     total_entities: int
+    pending_consolidation: int
+    failed_consolidation: int
     last_memory_write_at: datetime | None = None
+    last_consolidated_at: datetime | None = None
 
 
 class _CountsRow(msgspec.Struct):
@@ -334,6 +337,9 @@ def _stats(bank_id: str, row: _StatsRow) -> BankStats:
         operations_by_status=dict(ops),
         total_observations=nodes.get("observation", 0),
         last_memory_write_at=row.last_memory_write_at,
+        pending_consolidation=row.pending_consolidation,
+        failed_consolidation=row.failed_consolidation,
+        last_consolidated_at=row.last_consolidated_at,
     )
 
 

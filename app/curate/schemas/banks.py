@@ -162,3 +162,8 @@ class BankStats(msgspec.Struct, frozen=True, kw_only=True):
     operations_by_status: dict[str, int]
     total_observations: int = 0
     last_memory_write_at: datetime | None = None
+    # Facts still to be consolidated, counting those whose observation is written but not yet
+    # searchable (its vector unconfirmed): 0 means recall finds every observation there is.
+    pending_consolidation: int = 0
+    failed_consolidation: int = 0
+    last_consolidated_at: datetime | None = None

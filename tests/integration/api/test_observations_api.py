@@ -68,8 +68,10 @@ def listing(http: httpx.Client, bank: str, **params: Any) -> dict[str, Any]:
 
 
 def settled(http: httpx.Client, bank: str) -> bool:
-    """Nothing waits for consolidation and every observation's vector is written."""
-    return listing(http, bank, consolidation_state="pending")["total"] == 0
+    """Nothing waits for consolidation and every observation's vector is written (the stats)."""
+    response = http.get(f"/v1/default/banks/{bank}/stats")
+    assert response.status_code == 200, response.text
+    return response.json()["pending_consolidation"] == 0
 
 
 def consolidated(http: httpx.Client, bank: str) -> list[dict[str, Any]]:
