@@ -677,6 +677,10 @@ def alike_pick(
     states a qualifier that fits a holder (what is said outranks what is alike). "Oren finally
     understood rook endgames" is about the chess pupil, not the pastry chef, though both are
     Oren and the fact names the chef's town.
+
+    Nor is a holder picked that another name of the fact may be: "Tomás: is Father Rybak
+    around?" is like Father Tomás Rybak's facts because it names him, and who names him is
+    someone else (the resolver keeps two names of one fact apart).
     """
     if any(shared_qualifiers(subject.qualifiers, v.candidate.qualifiers) for v in holders):
         return None
@@ -688,6 +692,8 @@ def alike_pick(
     if not known:
         return None
     best = known[0]
+    if any(best.candidate.entity_id in ref.ids for ref in subject.context):
+        return None
     apart = [v for v in holders if v is not best and views_conflict(best, v)]
     if not apart or any(v.candidate.entity_id not in like for v in apart):
         return None

@@ -396,3 +396,46 @@ def test_a_mention_left_out_of_a_names_groups_is_decided_after_them() -> None:
         }
         assert len({holder[f.memory_id] for f in engine}) == 1
         assert holder[odd.memory_id] == holder["f01"] != holder["f02"]
+
+
+def _fact(day: int, content: str, *names: str) -> FactInput:
+    return FactInput(
+        mentions=tuple(Mention(text=n, type="person") for n in names),
+        at=T0 + timedelta(days=day),
+        content=content,
+        memory_id=f"m{day:03d}",
+    )
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_bare_name_does_not_take_the_holder_its_fact_names_by_another_name(
+    embedder: Embedder, order: int
+) -> None:
+    # Two men called Imre: the priest, and the one who runs the boathouse. A message from
+    # "Imre" asking for the priest is like the priest's facts because it names him; the one
+    # asking is someone else, and the priest's title still names the priest.
+    facts = [
+        _fact(
+            1, "Father Kalnai preaches with an accent so thick the choir leans in.", "Father Kalnai"
+        ),
+        _fact(
+            4, "Imre Kalnai came to the clinic with a cut hand from splitting wood.", "Imre Kalnai"
+        ),
+        _fact(
+            40, "Imre Vasko, who runs the boathouse, came in for his annual check.", "Imre Vasko"
+        ),
+        _fact(55, "Father Imre lit the candles outside the chapel.", "Father Imre"),
+        _fact(76, "Imre: Is Father Kalnai around?", "Imre", "Father Kalnai"),
+        _fact(98, "Father Kalnai blessed the boathouse's new launch.", "Father Kalnai"),
+        _fact(150, "Imre Vasko has forty children in the rowing class.", "Imre Vasko"),
+        _fact(160, "Saw Imre Kalnai rowing on the lake!", "Imre Kalnai"),
+        _fact(220, "Father Kalnai asked me to help at the soup kitchen.", "Father Kalnai"),
+    ][::order]
+    bank = MemoryBank(embed=_blocking(embedder))
+    for f in facts:
+        bank.retain(f)
+    entity_of = {(f.memory_id, m.text): m.entity_id for f in bank.facts for m in f.mentions}
+    # Every "Kalnai" is the priest (no second priest is made of the one asked for) ...
+    [priest] = {eid for (_, text), eid in entity_of.items() if "Kalnai" in text}
+    # ... and the one asking for him is not he.
+    assert entity_of[("m076", "Imre")] != priest
