@@ -277,13 +277,13 @@ def retain_conversation(
 
 
 def wait_for_consolidation(http: httpx.Client, bank: str, timeout_s: float = 600.0) -> None:
-    """Questions wait until the service has consolidated the bank (observations are recalled)."""
+    """Questions wait until the service has consolidated the bank (observations are recalled).
+
+    The bank's stats count a fact as pending until its observation is searchable.
+    """
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        pending = http.get(
-            f"/v1/default/banks/{bank}/memories/list",
-            params={"consolidation_state": "pending", "limit": 1},
-        ).json()["total"]
+        pending = http.get(f"/v1/default/banks/{bank}/stats").json()["pending_consolidation"]
         if pending == 0:
             return
         time.sleep(1.0)

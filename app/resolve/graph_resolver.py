@@ -17,7 +17,7 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
@@ -51,7 +51,7 @@ from app.resolve.settle_store import (
     as_given,
     replay_block,
 )
-from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
+from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
 
@@ -535,7 +535,10 @@ class GraphResolver:
             )
         changed = {ws.final(c.entity_id) for c in ws.claims} - set(created)
         await refresh_lookup_fields(tx, bank_id, changed)
-        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": _reviews(bank_id, ws)})
+        reviews = review_rows(
+            bank_id, ws.reviews, ws.final, lambda a, b: a in ws.entities and b in ws.entities
+        )
+        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": reviews})
 
 
 async def merge_entities(
@@ -710,23 +713,40 @@ def _entity_row(entity: WorkingEntity) -> dict[str, object]:
     }
 
 
-def _reviews(bank_id: str, ws: WorkingSet) -> list[dict[str, object]]:
+def review_rows(
+    bank_id: str,
+    records: Iterable[ReviewRecord],
+    final: Callable[[str], str],
+    filed: Callable[[str, str], bool],
+    reason_prefix: str = "",
+) -> list[dict[str, object]]:
+    """The rows of ``resolve/file_reviews``: one per pair (``review_id``), the last record's.
+
+    ``final`` maps an id to the entity it ended up in (evidence included); ``filed(a, b)``
+    says whether a pair of final ids is filed at all. A record's evidence is encoded once,
+    whatever the number of pairs it files.
+    """
     out: dict[str, dict[str, object]] = {}
-    for record in ws.reviews:
-        a = ws.final(record.entity_id)
-        for other in record.others:
-            b = ws.final(other)
-            if a == b or a not in ws.entities or b not in ws.entities:
-                continue
+    for record in records:
+        a = final(record.entity_id)
+        pairs = [b for b in map(final, record.others) if a != b and filed(a, b)]
+        if not pairs:
+            continue
+        evidence = json.dumps(
+            msgspec.to_builtins(
+                [msgspec.structs.replace(e, entity_id=final(e.entity_id)) for e in record.evidence]
+            ),
+            ensure_ascii=False,
+            default=str,
+        )
+        for b in pairs:
             rid = review_id(bank_id, a, b)
             out[rid] = {
                 "id": rid,
                 "entity_a": a,
                 "entity_b": b,
-                "reason": record.reason,
-                "evidence_json": json.dumps(
-                    msgspec.to_builtins(record.evidence), ensure_ascii=False, default=str
-                ),
+                "reason": f"{reason_prefix}{record.reason}",
+                "evidence_json": evidence,
             }
     return list(out.values())
 

@@ -123,6 +123,11 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     plausible_name: float = 0.7
     # Candidates per mention the store should fetch (exact matches first).
     max_candidates: int = 10
+    # A review names the strongest candidates, at most this many (the subject's rivals, best
+    # first): a bare name that dozens of entities hold would otherwise file a pair with each
+    # of them, every pair carrying every candidate's evidence, and a long conversation's
+    # reviews grew with the square of its ties (tens of thousands, a gigabyte in one bank).
+    review_candidates: int = 5
 
 
 DEFAULT_POLICY = ResolutionPolicy()

@@ -11,7 +11,6 @@ are anchored: their mentions never move.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -27,6 +26,7 @@ from app.resolve.port import FactToResolve, MentionToResolve, PendingSettle, Res
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.settle import (
+    NEW_PREFIX,
     SettleFact,
     SettleMention,
     SettlePlan,
@@ -532,33 +532,14 @@ async def _file_reviews(
     final: dict[str, str],
     reviews: Sequence[ReviewRecord],
 ) -> None:
-    from app.resolve.graph_resolver import review_id
+    from app.resolve.graph_resolver import review_rows
 
-    out: dict[str, dict[str, object]] = {}
-    for record in reviews:
-        a = final.get(record.entity_id, record.entity_id)
-        for other in record.others:
-            b = final.get(other, other)
-            if a == b or a.startswith("settle-") or b.startswith("settle-"):
-                continue
-            rid = review_id(bank_id, a, b)
-            out[rid] = {
-                "id": rid,
-                "entity_a": a,
-                "entity_b": b,
-                "reason": f"settle: {record.reason}",
-                "evidence_json": json.dumps(
-                    msgspec.to_builtins(
-                        [
-                            msgspec.structs.replace(
-                                e, entity_id=final.get(e.entity_id, e.entity_id)
-                            )
-                            for e in record.evidence
-                        ]
-                    ),
-                    ensure_ascii=False,
-                    default=str,
-                ),
-            }
-    if out:
-        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": list(out.values())})
+    rows = review_rows(
+        bank_id,
+        reviews,
+        lambda eid: final.get(eid, eid),
+        lambda a, b: not a.startswith(NEW_PREFIX) and not b.startswith(NEW_PREFIX),
+        reason_prefix="settle: ",
+    )
+    if rows:
+        await tx.run("resolve/file_reviews", {"bank_id": bank_id, "reviews": rows})

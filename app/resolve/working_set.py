@@ -165,6 +165,7 @@ class WorkingSet:
         self.claims: list[NameClaim] = []
         self.merges: list[MergeRecord] = []
         self.reviews: list[ReviewRecord] = []
+        self._filed: set[ReviewRecord] = set()
         self.touched: set[str] = set()
 
     # -- loading (store) ----------------------------------------------------------------------
@@ -604,8 +605,16 @@ class WorkingSet:
         self.merges.append(MergeRecord(keep, gone, evidence))
 
     def review(self, record: ReviewRecord) -> None:
-        """File a pair for a human (once per pair and reason)."""
-        if record not in self.reviews:
+        """File a review for a human, once, naming at most ``policy.review_candidates`` rivals.
+
+        Rivals and their evidence come best first; the strongest are kept.
+        """
+        limit = self.policy.review_candidates
+        record = msgspec.structs.replace(
+            record, others=record.others[:limit], evidence=record.evidence[:limit]
+        )
+        if record not in self._filed:
+            self._filed.add(record)
             self.reviews.append(record)
 
     def final(self, eid: str) -> str:

@@ -162,11 +162,19 @@ _SUBJECT_PRONOUN = re.compile(r"(?:He|She)(?:['’](?:s|d|ll)\b)?\s+[a-z]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
+# The interjections a chat turn or a sentence opens with before the name of the one spoken to
+# ("Yep John, ...", "Aww John, ..."): the tagger reads most of them as proper nouns, and NER
+# some as a first name; a "Yep John" taken for a full name made every later "John" a tie.
+_INTERJECTIONS = _words(
+    "hey hi hello wow oh yep yup yeah yea nope nah aw aww awww ah ahh aha ooh oops whoa woah "
+    "yay hooray haha hahaha hehe ugh hmm huh uh um gosh geez jeez phew heya hiya cheers "
+    "congrats sorry thanks"
+)
 # Words that start a capitalised run but are not part of a name ("Yesterday Ocean Probe 1").
-_LEADING_NON_NAME = _words(
+_LEADING_NON_NAME = _INTERJECTIONS | _words(
     "the a an this that these those my our your his her their its yesterday today tomorrow "
-    "then now so and but also when after before in on at we i they he she it you hey hi "
-    "hello wow oh well yes no ok okay thanks"
+    "then now so and but also when after before in on at we i they he she it you well yes no "
+    "ok okay"
 )
 # Prepositions capitalised only because they open a sentence or a turn ("Above Rosa's, left
 # of the antenna"); inside one they may begin a name ("bought Under Armour shoes").
@@ -175,6 +183,9 @@ _OPENING_PREPOSITIONS = _words(
     "between through towards toward from to by with without into onto beyond against among "
     "opposite"
 )
+# What a name NER found at the start of a sentence or a turn does not begin with (an article
+# may: "The Hague").
+_OPENING_NON_NAME = _OPENING_PREPOSITIONS | _INTERJECTIONS
 # Capitalised words the tagger calls PROPN that are not names.
 _NOT_NAMES = (
     _FILLER
@@ -654,7 +665,7 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
         ent_start = _name_words_before(doc, first, sentence_start, plan.verb_openings, english)
         start, end = _trim_name(doc.text, ent_start, end_char)
         if start in body_starts:
-            start, end = _strip_leading_non_names(doc.text, start, end, _OPENING_PREPOSITIONS)
+            start, end = _strip_leading_non_names(doc.text, start, end, _OPENING_NON_NAME)
         parts = _list_items(doc.text, start, end)
         for part_start, part_end in parts:
             # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.

@@ -1,8 +1,9 @@
 from collections import Counter
 from datetime import UTC, datetime
 
+from app.resolve.model import Evidence, NameMatch
 from app.resolve.scoring import DEFAULT_POLICY, hub_degree, neighbour_weight
-from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
+from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -142,3 +143,32 @@ def test_an_entity_kept_at_its_known_degree_weighs_as_the_hub_it_is():
     assert (replayed, kept) == (1.0 + 3**-0.5, 3**-0.5)
     ws.keep_degree("hub", 5)  # a floor, never a cut
     assert ws.degree_of("hub") == 14
+
+
+def test_a_review_names_the_strongest_rivals_only_and_is_filed_once():
+    # A bare name many entities hold: the review shows the best few, not a pair with each.
+    ws = WorkingSet()
+    rivals = [f"luka{i:02d}" for i in range(12)]
+    evidence = tuple(
+        Evidence(
+            entity_id=eid,
+            name=NameMatch(
+                kind="given_name", score=0.85, subject_name="luka", candidate_name="luka"
+            ),
+            context=0.0,
+            shared=(),
+            recency=1.0,
+            familiarity=0.5,
+            score=round(0.9 - i / 100, 2),
+        )
+        for i, eid in enumerate(rivals)
+    )
+    record = ReviewRecord(
+        entity_id="new", others=tuple(rivals), reason="namesake tie", evidence=evidence
+    )
+    ws.review(record)
+    ws.review(record)
+    [filed] = ws.reviews
+    limit = DEFAULT_POLICY.review_candidates
+    assert filed.others == tuple(rivals[:limit])
+    assert [e.entity_id for e in filed.evidence] == rivals[:limit]

@@ -723,6 +723,16 @@ def test_a_preposition_opening_a_turn_is_no_word_of_the_name_after_it(
         assert names(fact) == {"Kalani", "Noelani"}, text
 
 
+def test_an_interjection_opening_a_turn_is_no_word_of_the_name_spoken_to(
+    extractor: LocalExtractor,
+) -> None:
+    # The tagger reads each opener as a proper noun, and NER took "Aww Kalani" for a person.
+    for opener in ("Yep", "Aww", "Yeah", "Haha", "Sorry", "Ugh"):
+        text = f"Noelani: {opener} Kalani, a little help goes a long way."
+        [fact] = facts(extractor, text)
+        assert names(fact) == {"Noelani", "Kalani"}, text
+
+
 def test_a_name_ner_took_for_a_place_that_acts_is_no_place(extractor: LocalExtractor) -> None:
     # NER: "Tamsin" GPE. A place is what something is; one that sews is not taken for one.
     [fact] = facts(extractor, "Tamsin sewed the costumes for the school play.")
