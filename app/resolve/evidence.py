@@ -678,8 +678,8 @@ def alike_pick(
     understood rook endgames" is about the chess pupil, not the pastry chef, though both are
     Oren and the fact names the chef's town.
 
-    Nor is a holder picked that another name of the fact may be: "Tomás: is Father Rybak
-    around?" is like Father Tomás Rybak's facts because it names him, and who names him is
+    Nor is a holder picked that another name of the fact may be: "Imre: is Father Kalnai
+    around?" is like Father Imre Kalnai's facts because it names him, and who names him is
     someone else (the resolver keeps two names of one fact apart).
     """
     if any(shared_qualifiers(subject.qualifiers, v.candidate.qualifiers) for v in holders):

@@ -163,8 +163,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 # The interjections a chat turn or a sentence opens with before the name of the one spoken to
-# ("Yep John, ...", "Aww John, ..."): the tagger reads most of them as proper nouns, and NER
-# some as a first name; a "Yep John" taken for a full name made every later "John" a tie.
+# ("Yep Kalani, ...", "Aww Kalani, ..."): the tagger reads most of them as proper nouns, and
+# NER some as a first name; a "Yep Kalani" taken for a full name makes every later "Kalani" a
+# tie between two holders.
 _INTERJECTIONS = _words(
     "hey hi hello wow oh yep yup yeah yea nope nah aw aww awww ah ahh aha ooh oops whoa woah "
     "yay hooray haha hahaha hehe ugh hmm huh uh um gosh geez jeez phew heya hiya cheers "

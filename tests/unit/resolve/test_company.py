@@ -28,6 +28,7 @@ from tests.support.namesakes import (
     ROWING_FACTS,
     TAX_FACTS,
 )
+from tests.unit.resolve.test_likeness import fact
 
 CHOIR = [1.0, 0.0, 0.0]
 ENGINE = [0.0, 1.0, 0.0]
@@ -398,15 +399,6 @@ def test_a_mention_left_out_of_a_names_groups_is_decided_after_them() -> None:
         assert holder[odd.memory_id] == holder["f01"] != holder["f02"]
 
 
-def _fact(day: int, content: str, *names: str) -> FactInput:
-    return FactInput(
-        mentions=tuple(Mention(text=n, type="person") for n in names),
-        at=T0 + timedelta(days=day),
-        content=content,
-        memory_id=f"m{day:03d}",
-    )
-
-
 @pytest.mark.parametrize("order", [1, -1])
 def test_a_bare_name_does_not_take_the_holder_its_fact_names_by_another_name(
     embedder: Embedder, order: int
@@ -415,21 +407,19 @@ def test_a_bare_name_does_not_take_the_holder_its_fact_names_by_another_name(
     # "Imre" asking for the priest is like the priest's facts because it names him; the one
     # asking is someone else, and the priest's title still names the priest.
     facts = [
-        _fact(
+        fact(
             1, "Father Kalnai preaches with an accent so thick the choir leans in.", "Father Kalnai"
         ),
-        _fact(
+        fact(
             4, "Imre Kalnai came to the clinic with a cut hand from splitting wood.", "Imre Kalnai"
         ),
-        _fact(
-            40, "Imre Vasko, who runs the boathouse, came in for his annual check.", "Imre Vasko"
-        ),
-        _fact(55, "Father Imre lit the candles outside the chapel.", "Father Imre"),
-        _fact(76, "Imre: Is Father Kalnai around?", "Imre", "Father Kalnai"),
-        _fact(98, "Father Kalnai blessed the boathouse's new launch.", "Father Kalnai"),
-        _fact(150, "Imre Vasko has forty children in the rowing class.", "Imre Vasko"),
-        _fact(160, "Saw Imre Kalnai rowing on the lake!", "Imre Kalnai"),
-        _fact(220, "Father Kalnai asked me to help at the soup kitchen.", "Father Kalnai"),
+        fact(40, "Imre Vasko, who runs the boathouse, came in for his annual check.", "Imre Vasko"),
+        fact(55, "Father Imre lit the candles outside the chapel.", "Father Imre"),
+        fact(76, "Imre: Is Father Kalnai around?", "Imre", "Father Kalnai"),
+        fact(98, "Father Kalnai blessed the boathouse's new launch.", "Father Kalnai"),
+        fact(150, "Imre Vasko has forty children in the rowing class.", "Imre Vasko"),
+        fact(160, "Saw Imre Kalnai rowing on the lake!", "Imre Kalnai"),
+        fact(220, "Father Kalnai asked me to help at the soup kitchen.", "Father Kalnai"),
     ][::order]
     bank = MemoryBank(embed=_blocking(embedder))
     for f in facts:
