@@ -169,7 +169,7 @@ _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _INTERJECTIONS = _words(
     "hey hi hello wow oh yep yup yeah yea nope nah aw aww awww ah ahh aha ooh oops whoa woah "
     "yay hooray haha hahaha hehe ugh hmm huh uh um gosh geez jeez phew heya hiya cheers "
-    "congrats sorry thanks"
+    "congrats sorry thanks lol lmao omg yikes oof"
 )
 # Words that start a capitalised run but are not part of a name ("Yesterday Ocean Probe 1").
 _LEADING_NON_NAME = _INTERJECTIONS | _words(
@@ -667,6 +667,7 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
         start, end = _trim_name(doc.text, ent_start, end_char)
         if start in body_starts:
             start, end = _strip_leading_non_names(doc.text, start, end, _OPENING_NON_NAME)
+        start = _after_a_reaction(plan, start, end, english)
         parts = _list_items(doc.text, start, end)
         for part_start, part_end in parts:
             # The label NER gave a list ("Zoë, Mateja and Adaeze": ORG) is not each name's.
@@ -676,6 +677,29 @@ def _ner_mentions(plan: _Plan, doc: Any, english: frozenset[str]) -> Iterable[_M
             elif part_kind == "place" and part_start in body_starts and _acts(doc, part_end):
                 part_kind = ""
             yield from _name_mention(doc.text, part_start, part_end, part_kind)
+
+
+def _after_a_reaction(plan: _Plan, start: int, end: int, english: frozenset[str]) -> int:
+    """Where a name spoken to at the start of a turn begins, after the reaction said with it.
+
+    "Nice Kalani, that sounds great", "Totally Kalani!": a turn that opens with two capitalised
+    words and then a comma, "!" or "?" speaks to someone, and when the first word is English
+    (or an interjection) it is what is said to them, capitalised because it opens the turn.
+    Only in a turn: in a note, "Grace Hopper, the admiral, ..." opens with a name and an
+    appositive.
+    """
+    speaker = _speaker_of(plan, start)
+    if speaker is None or start != speaker.body_start or plan.text[end : end + 1] not in _SPOKEN_TO:
+        return start
+    words = plan.text[start:end].split(" ")
+    if len(words) != 2 or not words[1]:
+        return start
+    first = words[0].casefold()
+    return start + len(words[0]) + 1 if first in english or first in _INTERJECTIONS else start
+
+
+# What follows a name spoken to at the start of a turn.
+_SPOKEN_TO = frozenset(",!?")
 
 
 def _acts(doc: Any, end: int) -> bool:
@@ -957,6 +981,7 @@ def _propn_mentions(
         if start in sentence_starts:
             start, end = _strip_leading_non_names(text, start, end, _OPENING_PREPOSITIONS)
         start, end = _trim_name(text, start, end)
+        start = _after_a_reaction(plan, start, end, english)
         start = _foreign_given_name_start(text, start, english)
         name = text[start:end]
         if not _usable_name(name):

@@ -727,10 +727,15 @@ def test_an_interjection_opening_a_turn_is_no_word_of_the_name_spoken_to(
     extractor: LocalExtractor,
 ) -> None:
     # The tagger reads each opener as a proper noun, and NER took "Aww Kalani" for a person.
-    for opener in ("Yep", "Aww", "Yeah", "Haha", "Sorry", "Ugh"):
+    for opener in ("Yep", "Aww", "Yeah", "Haha", "Sorry", "Ugh", "Nice", "Totally", "Cool"):
         text = f"Noelani: {opener} Kalani, a little help goes a long way."
         [fact] = facts(extractor, text)
         assert names(fact) == {"Noelani", "Kalani"}, text
+    # A full name spoken of keeps its given name, in a turn and in a note.
+    [fact] = facts(extractor, "Noelani: Emma Watson, what a performance that was!")
+    assert "Emma Watson" in names(fact)
+    [fact] = facts(extractor, "Grace Hopper, the admiral, wrote the first compiler.")
+    assert "Grace Hopper" in names(fact)
 
 
 def test_a_name_ner_took_for_a_place_that_acts_is_no_place(extractor: LocalExtractor) -> None:
