@@ -10,6 +10,7 @@ nothing more merges.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -17,6 +18,7 @@ from functools import partial
 import msgspec
 
 from app.domain.names import index_keys, name_form, name_key, type_class
+from app.resolve.cluster import could_be_one
 from app.resolve.decide import resolve_fact
 from app.resolve.evidence import ContextRef
 from app.resolve.guards import type_conflict
@@ -97,6 +99,28 @@ def could_merge(
         if any(name_relation(subject, form, policy) is not None for form in own):
             return True
     return False
+
+
+def named_apart(
+    mentions: Sequence[Mention], assigned: Sequence[str], policy: ResolutionPolicy
+) -> list[tuple[str, str]]:
+    """Entity pairs of one fact's mentions whose names could be one's, yet ended apart.
+
+    The fact's clustering kept them apart for what the text says (kin, a short form written
+    ahead of its full form, a name already another's): two holders of one name
+    (``WorkingSet.keep_apart``).
+    """
+    forms = [name_form(name_key(m.text), type_class(m.type)) for m in mentions]
+    return [
+        (assigned[i], assigned[j])
+        for i, j in itertools.combinations(range(len(mentions)), 2)
+        if assigned[i]
+        and assigned[j]
+        and assigned[i] != assigned[j]
+        and forms[i].key
+        and forms[j].key
+        and could_be_one(forms[i], forms[j], policy)
+    ]
 
 
 def resolve_one(
@@ -190,6 +214,7 @@ def resolve_one(
         for i in group.mentions:
             assigned[free[i]] = eid
     ws.cooccur([a for a in assigned if a], fixed=set(fixed.values()))
+    ws.keep_apart(named_apart(fact.mentions, assigned, ws.policy))
     for i, eid in enumerate(assigned):
         if eid:
             title = titles[i] if titles else None

@@ -12,11 +12,15 @@ Both use the same guards and name relation as the resolver:
   member (so no chain "Alex Kim" – "Alex" – "Alex Moreno");
 - a title and surname the bank already knows, word for word, as the name of someone whose
   names conflict with the one beside it ("Dr. Chen" known as Dr. Lihua Chen's, next to an
-  untitled "Kevin Chen") is as ambiguous as a name linked to two conflicting names here.
+  untitled "Kevin Chen") is as ambiguous as a name linked to two conflicting names here;
+- a short form written only before its full form in one sentence ("little Sofia showed Sofia
+  Reyes her costume") is someone else: a name refers back to a name given, not ahead
+  (``written_ahead``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from app.domain.names import NameForm, name_form, name_key, person_title, type_class
@@ -37,6 +41,7 @@ def cluster_names(
     stated: Iterable[tuple[int, int]] = (),
     guessed: Collection[int] = (),
     relatives: Collection[int] = (),
+    ahead: Collection[tuple[int, int]] = (),
     known: Mapping[int, Sequence[tuple[NameForm, ...]]] | None = None,
     min_score: float = IN_FACT_MIN_SCORE,
     policy: ResolutionPolicy = DEFAULT_POLICY,
@@ -50,15 +55,20 @@ def cluster_names(
     text does not say are one ("Paris Hilton" and the "Paris" she flew to). ``relatives``: the
     indexes the text calls someone's kin ("her brother, Magnus Solberg"); such a name links
     only to a name the text states it is: kin named beside "Captain Solberg" is the family the
-    surname is shared with, not the captain. ``known``: per index, the names of each stored
-    entity already called by that form's name, word for word.
+    surname is shared with, not the captain. ``ahead``: (i, j) when the text writes the name
+    of ``i`` only before that of ``j``, in one sentence (``written_ahead``); a shorter form so
+    written links to the longer only when the text states it is that name. ``known``: per
+    index, the names of each stored entity already called by that form's name, word for word.
     """
     n = len(forms)
     stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
     firm = frozenset(range(n)) - frozenset(guessed)
     kin = frozenset(relatives)
+    # A shorter form written only ahead of a longer one does not refer back to it.
+    forward = {frozenset((i, j)) for i, j in ahead if len(forms[i].words) < len(forms[j].words)}
     conflicts = [
-        [_conflict(forms, i, j, stated_pairs, firm, kin) for j in range(n)] for i in range(n)
+        [_conflict(forms, i, j, stated_pairs, firm, kin, forward) for j in range(n)]
+        for i in range(n)
     ]
     links: list[tuple[float, int, int]] = []
     for i in range(n):
@@ -103,15 +113,64 @@ def _conflict(
     stated: set[frozenset[int]],
     firm: frozenset[int],
     kin: frozenset[int],
+    forward: set[frozenset[int]],
 ) -> bool:
     if i == j:
         return False
     pair = frozenset((i, j))
     if pair & kin and pair not in stated:
         return True  # kin links only to a name stated to be it (``cluster_names``)
+    if pair in forward and pair not in stated:
+        return True  # a short form ahead of its full form is another's (``written_ahead``)
     if pair in stated and not pair <= firm:
         return name_conflict(forms[i], forms[j], stated=True) is not None
     return pair_conflict(forms[i], forms[j], stated=pair in stated) is not None
+
+
+def could_be_one(a: NameForm, b: NameForm, policy: ResolutionPolicy = DEFAULT_POLICY) -> bool:
+    """Whether two names of one fact would link on their names alone (no guard, a relation)."""
+    if pair_conflict(a, b) is not None:
+        return False
+    match = name_relation(a, b, policy)
+    return match is not None and match.score >= IN_FACT_MIN_SCORE
+
+
+def written_ahead(content: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:
+    """(i, j) when the text writes name ``i`` only before name ``j``, in the sentence of ``j``.
+
+    Only whole-word writings of ``i`` count, and not those inside a writing of ``j`` ("Sofia"
+    inside "Sofia Reyes"). A name written nowhere, or also after ``j``, or in another sentence
+    than ``j``'s first writing, gives no pair: the text does not say which way it points.
+    """
+    spans = [_writings(content, s) for s in surfaces]
+    out: set[tuple[int, int]] = set()
+    for j, later in enumerate(spans):
+        if not later:
+            continue
+        start = later[0][0]
+        for i, earlier in enumerate(spans):
+            if i == j:
+                continue
+            alone = [(a, b) for a, b in earlier if not any(c <= a and b <= d for c, d in later)]
+            if (
+                alone
+                and alone[-1][1] <= start
+                and _SENTENCE_END.search(content, alone[-1][1], start) is None
+            ):
+                out.add((i, j))
+    return out
+
+
+def _writings(content: str, surface: str) -> list[tuple[int, int]]:
+    """Where the text writes ``surface`` as whole words, in any case."""
+    if not surface.strip():
+        return []
+    pattern = re.compile(r"(?<!\w)" + re.escape(surface.strip()) + r"(?!\w)", re.IGNORECASE)
+    return [m.span() for m in pattern.finditer(content)]
+
+
+# What ends a sentence between two names.
+_SENTENCE_END = re.compile(r"[.!?;\n]")
 
 
 def _titled_elsewhere(

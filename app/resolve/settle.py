@@ -36,6 +36,7 @@ import numpy.typing as npt
 from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.aliases import stated_alias_pairs
 from app.resolve.batch import FactInput, resolve_one
+from app.resolve.cluster import could_be_one, written_ahead
 from app.resolve.company import company_groups, company_texts
 from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
@@ -142,6 +143,20 @@ def fact_order(fact: SettleFact) -> tuple[datetime, str, str]:
 def states_a_name(fact: SettleFact) -> bool:
     """Whether the fact's text says two of its mentions name the same thing."""
     return bool(stated_alias_pairs(fact.content, [m.text for m in fact.mentions]))
+
+
+def names_two_of_a_name(fact: SettleFact) -> bool:
+    """Whether the fact writes a short form ahead of a full form it could be (two people).
+
+    "Little Sofia showed Sofia Reyes her costume" (``cluster.written_ahead``): read before
+    the other uses of the short name, it makes two holders of it known to each of them.
+    """
+    texts = [m.text for m in fact.mentions]
+    forms = [name_form(name_key(m.text), type_class(m.type)) for m in fact.mentions]
+    return any(
+        len(forms[i].words) < len(forms[j].words) and could_be_one(forms[i], forms[j])
+        for i, j in written_ahead(fact.content, texts)
+    )
 
 
 def short_forms(facts: Sequence[SettleFact]) -> set[tuple[str, str | None]]:
@@ -320,7 +335,7 @@ def replay(
     # ("Bartholomew Finch, whom everyone calls Bart") is read before the others: the name it
     # defines is then known to every use of it, whether the statement came first in time, or
     # in its document, or not. Full names keep time order.
-    stating = {f.memory_id for f in ordered if states_a_name(f)}
+    stating = {f.memory_id for f in ordered if states_a_name(f) or names_two_of_a_name(f)}
     statements_first = sorted(ordered, key=lambda f: f.memory_id not in stating)
     moving = {
         f.memory_id: [

@@ -604,6 +604,21 @@ class WorkingSet:
         self.bank_entities -= 1
         self.merges.append(MergeRecord(keep, gone, evidence))
 
+    def keep_apart(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Two entities one fact names side by side, by names that could be one's, are two.
+
+        "Little Sofia showed Sofia Reyes her costume": whoever "Sofia" is elsewhere, the bank
+        holds two people it may be, and the evidence, not the name, must say which. Held for
+        this working set only (a settle reads it again from the facts), unlike a curator's
+        verdict, which is stored.
+        """
+        for a, b in pairs:
+            if a == b or a not in self.entities or b not in self.entities:
+                continue
+            self.entities[a].decided_apart.add(b)
+            self.entities[b].decided_apart.add(a)
+            self._invalidate([a, b])
+
     def review(self, record: ReviewRecord) -> None:
         """File a review for a human, once, naming at most ``policy.review_candidates`` rivals.
 

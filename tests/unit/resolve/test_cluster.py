@@ -1,5 +1,5 @@
 from app.domain.names import name_form, name_key, type_class
-from app.resolve.cluster import cluster_names, cluster_new_names
+from app.resolve.cluster import cluster_names, cluster_new_names, written_ahead
 
 
 def forms(*names: tuple[str, str]):
@@ -106,3 +106,21 @@ def test_a_known_title_still_clusters_with_its_own_bearer_or_a_titled_full_name(
 def test_a_bare_first_name_beside_its_full_name_clusters_whoever_else_bears_it():
     names = forms(("Piet Haldane", "person"), ("Piet", "person"))
     assert cluster_names(names, known={1: known_as("Piet Ostrander", "Piet")}) == [(0, 1)]
+
+
+def test_a_short_form_written_ahead_of_its_full_form_in_one_sentence_is_someone_else():
+    # A name refers back to one given before it: the girl is not the woman she shows it to.
+    content = "After dinner little Greta showed Greta Holm the kite she built."
+    names = forms(("Greta", "person"), ("Greta Holm", "person"))
+    ahead = written_ahead(content, ["Greta", "Greta Holm"])
+    assert ahead == {(0, 1)}
+    assert cluster_names(names, ahead=ahead) == [(0,), (1,)]
+    # Written after it, in it, or in another sentence, the short form refers back as ever.
+    for text in (
+        "Greta Holm flew the kite Greta built.",
+        "Greta came by. Greta Holm is her full name.",
+        "Greta showed Greta Holm's kite to Greta.",
+    ):
+        assert cluster_names(names, ahead=written_ahead(text, ["Greta", "Greta Holm"])) == [
+            (0, 1)
+        ], text

@@ -818,3 +818,25 @@ def test_a_settle_replays_a_hub_with_few_mentions_but_does_not_take_its_company(
     free, anchored = split_block([ws.entities[ines]], pinned=set())
     assert (free, anchored) == ({ines}, set())
     assert block_of(ws, [("ines varga", "person")], [ines]) == {ines}
+
+
+def test_a_short_name_a_fact_names_beside_its_full_form_as_someone_else_is_held_by_two():
+    # Once the text names two Gretas side by side, a bare "Greta" with nothing else said may
+    # be either: it joins neither, in any order, instead of the one first met.
+    facts = [
+        fact(10, "Greta Holm lent us her ladder.", ("Greta Holm", "person")),
+        fact(20, "Greta lost her first tooth.", ("Greta", "person")),
+        fact(
+            40,
+            "After dinner little Greta showed Greta Holm the kite she built.",
+            ("Greta", "person"),
+            ("Greta Holm", "person"),
+        ),
+    ]
+    for order in (facts, facts[::-1]):
+        identities = retained(order)
+        holm = next(g for g in identities if "m010:Greta Holm" in g)
+        assert holm == {"m010:Greta Holm", "m040:Greta Holm"}
+        assert not any({"m040:Greta", "m040:Greta Holm"} <= g for g in identities)
+    # Without the fact that names two, the bare name joins its only holder, as before.
+    assert retained(facts[:2]) == {frozenset({"m010:Greta Holm", "m020:Greta"})}
