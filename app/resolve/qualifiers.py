@@ -190,6 +190,9 @@ _OWN_POSSESSIVE = re.compile(
     r"\s+(?:(?:has|had|have)\s+)?(?:[a-z]+ly\s+)?(?P<verb>[a-z]+)\s+"
     r"(?:(?:up|out|off|back|down|over|away)\s+)?(?P<pronoun>his|her)\s+(?P<next>[a-z][\w'’-]*)"
 )
+# The one named, and what is theirs: "swam with Aroha and her whole team", "Tomasz and his
+# brother came by". Right after the name, the possessive has no one else to stand for.
+_AND_OWN = re.compile(r"\s+and\s+(?P<pronoun>his|her)\s+(?P<next>[a-z][\w'’-]*)")
 # A subject pronoun opening a later clause ("..., and she sold out"), or the next sentence of
 # the fact (local extraction keeps a note's "She opened it in 1990." with the sentence before).
 _CLAUSE_PRONOUN = re.compile(
@@ -319,8 +322,9 @@ def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
 
     Read where English leaves it no one else: the subject's own possessive right after its
     verb ("Rui Valente took his boat out"; "her" not after a verb that takes a person as well
-    as a thing: "told her the news" is said to someone), or the subject of a later clause or
-    sentence ("... while she was in Lisbon"). The fact must name no other person and use pronouns
+    as a thing: "told her the news" is said to someone), a possessive joined to the name by
+    "and" ("with Aroha and her team"), or the subject of a later clause or sentence ("...
+    while she was in Lisbon"). The fact must name no other person and use pronouns
     of one kind only: "Anna met Tom's sister and he ..." tells nothing.
     """
     words = {w.casefold() for w in _GENDERED_PRONOUN.findall(content, end)}
@@ -333,6 +337,10 @@ def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
         )
         if not her_as_object:
             return _pronoun(own["pronoun"])
+    joined = _AND_OWN.match(content, end)
+    if joined is not None and joined["next"] not in _DETERMINERS | _FUNCTION_WORDS:
+        # "Tom and her at the bar": an object pronoun, not a possessive.
+        return _pronoun(joined["pronoun"])
     later = _CLAUSE_PRONOUN.search(content, end)
     if later is None or "him" in words:
         # "Zoë took him up to the castle so he could see": the one done to is the one who.

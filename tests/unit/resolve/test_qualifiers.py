@@ -434,6 +434,8 @@ def test_a_pronoun_only_the_one_named_can_take_says_man_or_woman() -> None:
     assert said_to_be(ola) == {"woman"}
     [rui] = _said("Walked with Rui to the pier. He took the long way.", ("Rui", ""))
     assert said_to_be(rui) == {"man"}
+    [marta] = _said("Swam at the cove with Marta Kos and her whole crew.", ("Marta Kos", "person"))
+    assert said_to_be(marta) == {"woman"}
     # Said to someone, said by someone of another, or with pronouns of both kinds: nothing.
     for content in (
         "Ines Varga gave her a lift home.",
@@ -441,6 +443,7 @@ def test_a_pronoun_only_the_one_named_can_take_says_man_or_woman() -> None:
         "Ines Varga met his sister and she laughed.",
         "Ines: He is stuck at the ferry.",
         "Ines drove him to the station so he could catch the ferry.",
+        "Saw Ines and her at the bar.",
     ):
         [ines] = _said(content, ("Ines", "person"))
         assert said_to_be(ines) == frozenset(), content
