@@ -115,7 +115,7 @@ def test_a_short_form_written_ahead_of_its_full_form_in_one_sentence_is_someone_
     ahead = written_ahead(content, ["Greta", "Greta Holm"])
     assert ahead == {(0, 1)}
     assert cluster_names(names, ahead=ahead) == [(0,), (1,)]
-    # Written after it, in it, or in another sentence, the short form refers back as ever.
+    # Written after it, on both sides of it, or in another sentence: it refers back as ever.
     for text in (
         "Greta Holm flew the kite Greta built.",
         "Greta came by. Greta Holm is her full name.",
