@@ -55,19 +55,21 @@ def cluster_names(
     text does not say are one ("Paris Hilton" and the "Paris" she flew to). ``relatives``: the
     indexes the text calls someone's kin ("her brother, Magnus Solberg"); such a name links
     only to a name the text states it is: kin named beside "Captain Solberg" is the family the
-    surname is shared with, not the captain. ``ahead``: (i, j) when the text writes the name
-    of ``i`` only before that of ``j``, in one sentence (``written_ahead``); a shorter form so
-    written links to the longer only when the text states it is that name. ``known``: per
-    index, the names of each stored entity already called by that form's name, word for word.
+    surname is shared with, not the captain. ``ahead``: (i, j) when the text writes the
+    shorter form ``i`` only before its longer form ``j``, in one sentence
+    (``short_forms_ahead``); it refers to someone else, and links to ``j`` only when the text
+    states it is that name. ``known``: per index, the names of each stored entity already
+    called by that form's name, word for word.
     """
     n = len(forms)
     stated_pairs = {frozenset(p) for p in stated if p[0] != p[1]}
     firm = frozenset(range(n)) - frozenset(guessed)
-    kin = frozenset(relatives)
-    # A shorter form written only ahead of a longer one does not refer back to it.
-    forward = {frozenset((i, j)) for i, j in ahead if len(forms[i].words) < len(forms[j].words)}
+    # Pairs that link only when the text states they are one: kin beside another name of its
+    # fact, and a short form written ahead of its full form.
+    stated_only = {frozenset((k, j)) for k in relatives for j in range(n) if j != k}
+    stated_only |= {frozenset(p) for p in ahead if p[0] != p[1]}
     conflicts = [
-        [_conflict(forms, i, j, stated_pairs, firm, kin, forward) for j in range(n)]
+        [_conflict(forms, i, j, stated_pairs, firm, stated_only) for j in range(n)]
         for i in range(n)
     ]
     links: list[tuple[float, int, int]] = []
@@ -112,16 +114,13 @@ def _conflict(
     j: int,
     stated: set[frozenset[int]],
     firm: frozenset[int],
-    kin: frozenset[int],
-    forward: set[frozenset[int]],
+    stated_only: set[frozenset[int]],
 ) -> bool:
     if i == j:
         return False
     pair = frozenset((i, j))
-    if pair & kin and pair not in stated:
-        return True  # kin links only to a name stated to be it (``cluster_names``)
-    if pair in forward and pair not in stated:
-        return True  # a short form ahead of its full form is another's (``written_ahead``)
+    if pair in stated_only and pair not in stated:
+        return True  # kin, or a short form ahead of its full form (``cluster_names``)
     if pair in stated and not pair <= firm:
         return name_conflict(forms[i], forms[j], stated=True) is not None
     return pair_conflict(forms[i], forms[j], stated=pair in stated) is not None
@@ -133,6 +132,21 @@ def could_be_one(a: NameForm, b: NameForm, policy: ResolutionPolicy = DEFAULT_PO
         return False
     match = name_relation(a, b, policy)
     return match is not None and match.score >= IN_FACT_MIN_SCORE
+
+
+def short_forms_ahead(
+    content: str, surfaces: Sequence[str], forms: Sequence[NameForm]
+) -> set[tuple[int, int]]:
+    """(i, j) when a shorter form ``i`` is written only before the longer ``j`` (``written_ahead``).
+
+    "Little Sofia showed Sofia Reyes her costume": a name refers back to a name given, not
+    ahead, so the shorter is someone else unless the text states otherwise.
+    """
+    return {
+        (i, j)
+        for i, j in written_ahead(content, surfaces)
+        if len(forms[i].words) < len(forms[j].words)
+    }
 
 
 def written_ahead(content: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:

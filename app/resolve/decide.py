@@ -18,7 +18,7 @@ import msgspec
 
 from app.domain.names import NameForm, name_form, name_key, person_title, type_class
 from app.resolve.aliases import stated_alias_pairs
-from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names, written_ahead
+from app.resolve.cluster import IN_FACT_MIN_SCORE, cluster_names, short_forms_ahead
 from app.resolve.evidence import (
     CandidateView,
     ContextRef,
@@ -179,7 +179,7 @@ def _groups(
         stated=stated_ok,
         guessed=guessed,
         relatives=relatives,
-        ahead=written_ahead(fact.content, [everyone[i].text for i in live]),
+        ahead=short_forms_ahead(fact.content, [everyone[i].text for i in live], forms),
         known=_known_as(forms, live, candidates),
         min_score=IN_FACT_MIN_SCORE,
     )

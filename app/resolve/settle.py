@@ -36,7 +36,7 @@ import numpy.typing as npt
 from app.domain.names import NameForm, name_form, name_key, type_class
 from app.resolve.aliases import stated_alias_pairs
 from app.resolve.batch import FactInput, resolve_one
-from app.resolve.cluster import could_be_one, written_ahead
+from app.resolve.cluster import could_be_one, short_forms_ahead
 from app.resolve.company import company_groups, company_texts
 from app.resolve.guards import run_initials, type_conflict
 from app.resolve.model import Mention
@@ -148,14 +148,13 @@ def states_a_name(fact: SettleFact) -> bool:
 def names_two_of_a_name(fact: SettleFact) -> bool:
     """Whether the fact writes a short form ahead of a full form it could be (two people).
 
-    "Little Sofia showed Sofia Reyes her costume" (``cluster.written_ahead``): read before
-    the other uses of the short name, it makes two holders of it known to each of them.
+    "Little Sofia showed Sofia Reyes her costume" (``cluster.short_forms_ahead``): read
+    before the other uses of the short name, it makes two holders of it known to each of them.
     """
     texts = [m.text for m in fact.mentions]
     forms = [name_form(name_key(m.text), type_class(m.type)) for m in fact.mentions]
     return any(
-        len(forms[i].words) < len(forms[j].words) and could_be_one(forms[i], forms[j])
-        for i, j in written_ahead(fact.content, texts)
+        could_be_one(forms[i], forms[j]) for i, j in short_forms_ahead(fact.content, texts, forms)
     )
 
 

@@ -1,5 +1,5 @@
 from app.domain.names import name_form, name_key, type_class
-from app.resolve.cluster import cluster_names, cluster_new_names, written_ahead
+from app.resolve.cluster import cluster_names, cluster_new_names, short_forms_ahead
 
 
 def forms(*names: tuple[str, str]):
@@ -112,7 +112,7 @@ def test_a_short_form_written_ahead_of_its_full_form_in_one_sentence_is_someone_
     # A name refers back to one given before it: the girl is not the woman she shows it to.
     content = "After dinner little Greta showed Greta Holm the kite she built."
     names = forms(("Greta", "person"), ("Greta Holm", "person"))
-    ahead = written_ahead(content, ["Greta", "Greta Holm"])
+    ahead = short_forms_ahead(content, ["Greta", "Greta Holm"], names)
     assert ahead == {(0, 1)}
     assert cluster_names(names, ahead=ahead) == [(0,), (1,)]
     # Written after it, on both sides of it, or in another sentence: it refers back as ever.
@@ -121,6 +121,5 @@ def test_a_short_form_written_ahead_of_its_full_form_in_one_sentence_is_someone_
         "Greta came by. Greta Holm is her full name.",
         "Greta showed Greta Holm's kite to Greta.",
     ):
-        assert cluster_names(names, ahead=written_ahead(text, ["Greta", "Greta Holm"])) == [
-            (0, 1)
-        ], text
+        ahead = short_forms_ahead(text, ["Greta", "Greta Holm"], names)
+        assert cluster_names(names, ahead=ahead) == [(0, 1)], text
