@@ -44,7 +44,6 @@ from app.resolve.graph_resolver import (
     merge_entities,
     refresh_lookup_fields,
     retype_entities,
-    review_id,
 )
 from app.resolve.qualifiers import qualifiers_in
 from app.resolve.repair import (
@@ -59,6 +58,7 @@ from app.resolve.repair import (
     restore_trims,
     trim_records,
 )
+from app.resolve.review_rows import review_id
 from app.resolve.settle_store import refresh_fact_names
 from app.store.graph import Graph, Tx
 from app.store.search_keys import bank_key

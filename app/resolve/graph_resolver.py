@@ -13,11 +13,9 @@ another), for one batch of facts:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
@@ -39,6 +37,7 @@ from app.resolve.memory_bank import (
 )
 from app.resolve.model import Mention
 from app.resolve.port import FactToResolve, PendingSettle, ResolvedMention, WriteGate
+from app.resolve.review_rows import review_rows
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
 from app.resolve.settle_store import (
     BlockReplay,
@@ -51,7 +50,7 @@ from app.resolve.settle_store import (
     as_given,
     replay_block,
 )
-from app.resolve.working_set import NeighbourInfo, ReviewRecord, WorkingEntity, WorkingSet
+from app.resolve.working_set import NeighbourInfo, WorkingEntity, WorkingSet
 from app.store.graph import Tx, cypher_datetime
 from app.store.search_keys import bank_key, escape_lucene
 
@@ -154,12 +153,6 @@ def lookup_query(bank_id: str, key: str, entity_type: str | None) -> str | None:
 def _lookup_token(key: str) -> str:
     # One opaque token per lookup key, whatever its characters (see app/store/search_keys.py).
     return f"lk{fold(key).encode().hex()}0"
-
-
-def review_id(bank_id: str, a: str, b: str) -> str:
-    """One review per pair, ever: the id is derived from the pair."""
-    low, high = sorted((a, b))
-    return str(uuid.UUID(hashlib.sha256(f"{bank_id}|{low}|{high}".encode()).hexdigest()[:32]))
 
 
 class GraphResolver:
@@ -711,44 +704,6 @@ def _entity_row(entity: WorkingEntity) -> dict[str, object]:
         "at": cypher_datetime(entity.first),
         **msgspec.structs.asdict(fields),
     }
-
-
-def review_rows(
-    bank_id: str,
-    records: Iterable[ReviewRecord],
-    final: Callable[[str], str],
-    filed: Callable[[str, str], bool],
-    reason_prefix: str = "",
-) -> list[dict[str, object]]:
-    """The rows of ``resolve/file_reviews``: one per pair (``review_id``), the last record's.
-
-    ``final`` maps an id to the entity it ended up in (evidence included); ``filed(a, b)``
-    says whether a pair of final ids is filed at all. A record's evidence is encoded once,
-    whatever the number of pairs it files.
-    """
-    out: dict[str, dict[str, object]] = {}
-    for record in records:
-        a = final(record.entity_id)
-        pairs = [b for b in map(final, record.others) if a != b and filed(a, b)]
-        if not pairs:
-            continue
-        evidence = json.dumps(
-            msgspec.to_builtins(
-                [msgspec.structs.replace(e, entity_id=final(e.entity_id)) for e in record.evidence]
-            ),
-            ensure_ascii=False,
-            default=str,
-        )
-        for b in pairs:
-            rid = review_id(bank_id, a, b)
-            out[rid] = {
-                "id": rid,
-                "entity_a": a,
-                "entity_b": b,
-                "reason": f"{reason_prefix}{record.reason}",
-                "evidence_json": evidence,
-            }
-    return list(out.values())
 
 
 def _counter(pairs: Iterable[tuple[str, int]]) -> Counter[str]:

@@ -24,6 +24,7 @@ from app.domain.names import entity_names, name_key
 from app.resolve.memory_bank import free_hubs, split_block
 from app.resolve.port import FactToResolve, MentionToResolve, PendingSettle, ResolvedMention
 from app.resolve.repair import MentionUse, StoredClaim, plan_split, trim_records
+from app.resolve.review_rows import review_id, review_rows
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy
 from app.resolve.settle import (
     NEW_PREFIX,
@@ -318,7 +319,7 @@ class _Applied(msgspec.Struct, frozen=True):
 
 async def apply_plan(tx: Tx, bank_id: str, settled: SettlePlan) -> _Applied:
     """Splits, then merges, each an audited record; then what derives from mentions."""
-    from app.resolve.graph_resolver import merge_entities, refresh_lookup_fields, review_id
+    from app.resolve.graph_resolver import merge_entities, refresh_lookup_fields
 
     now = datetime.now(UTC)
     real: dict[str, str] = {}
@@ -532,8 +533,6 @@ async def _file_reviews(
     final: dict[str, str],
     reviews: Sequence[ReviewRecord],
 ) -> None:
-    from app.resolve.graph_resolver import review_rows
-
     rows = review_rows(
         bank_id,
         reviews,
