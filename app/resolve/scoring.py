@@ -125,8 +125,8 @@ class ResolutionPolicy(msgspec.Struct, frozen=True, kw_only=True):
     max_candidates: int = 10
     # A review names the strongest candidates, at most this many (the subject's rivals, best
     # first): a bare name that dozens of entities hold would otherwise file a pair with each
-    # of them, every pair carrying every candidate's evidence, and a long conversation's
-    # reviews grew with the square of its ties (tens of thousands, a gigabyte in one bank).
+    # of them, every pair carrying every candidate's evidence, so that a long conversation's
+    # reviews would grow with the square of its ties.
     review_candidates: int = 5
 
 
