@@ -17,6 +17,7 @@ stored entity whose evidence changed (``reconsider``). For each candidate, in or
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -151,7 +152,7 @@ def view(
         candidate=candidate,
         type_class=tclass,
         forms=forms,
-        maximal=tuple(maximal_names(forms, stated)),
+        maximal=_maximal_of(forms, stated),
         stated=stated,
         neighbours=neighbours,
         series={k: tuple(v) for k, v in series.items()},
@@ -458,26 +459,47 @@ def _names_conflict(subject: Subject, cand: CandidateView) -> str | None:
     another name stated of its side ("Bob Smith" against "Robert Smith", stated with "Bob"),
     except from the numbers of a name that has some (``_explained_by_statement``).
     """
-    return _maximal_conflict(maximal_names(subject.names, subject.stated), subject.stated, cand)
+    return _maximal_conflict(_maximal_of(subject.names, subject.stated), subject.stated, cand)
+
+
+@functools.lru_cache(maxsize=65536)
+def _maximal_of(names: tuple[NameForm, ...], stated: frozenset[str]) -> tuple[NameForm, ...]:
+    """A side's maximal names (``scoring.maximal_names``): the same names recur at every fact."""
+    return tuple(maximal_names(names, stated))
 
 
 def _maximal_conflict(
     maximal: Iterable[NameForm], stated: frozenset[str], cand: CandidateView
 ) -> str | None:
     """``_names_conflict`` for a side whose maximal names are known (a view has them)."""
-    maximal = tuple(maximal)
+    return _names_apart(tuple(maximal), stated, cand.maximal, cand.forms, cand.stated)
+
+
+# Pure, and asked of the same two sides' names by every rule that reads names (the screen,
+# the ranking, the namesakes' check, two candidates against each other) at every fact that
+# names them: a bounded memo makes the repeats dict lookups (they were a third of the
+# resolver's time on a bank with a recurring cast).
+@functools.lru_cache(maxsize=65536)
+def _names_apart(
+    maximal: tuple[NameForm, ...],
+    stated: frozenset[str],
+    their_maximal: tuple[NameForm, ...],
+    their_forms: tuple[NameForm, ...],
+    their_stated: frozenset[str],
+) -> str | None:
+    """The first reason the maximal names of two sides cannot be one's, or None."""
     # Numbers are never exempt: "Unit 7", stated to be "the Beast", is not "Unit 8".
     for s in maximal:
-        for f in cand.maximal:
+        for f in their_maximal:
             if s.numbers and f.numbers and s.numbers != f.numbers:
                 return number_conflict(s, f)
-    stated_keys = {f.compact for f in cand.forms if f.key in cand.stated}
+    stated_keys = {f.compact for f in their_forms if f.key in their_stated}
     ours = [f for f in maximal if f.compact not in stated_keys]
     our_statements = _statement_family(maximal, stated)
-    their_statements = _statement_family(cand.maximal, cand.stated)
-    known = (*maximal, *cand.forms)
+    their_statements = _statement_family(their_maximal, their_stated)
+    known = (*maximal, *their_forms)
     for s in ours:
-        for f in cand.maximal:
+        for f in their_maximal:
             if _explained_by_statement(s, f, their_statements) or _explained_by_statement(
                 f, s, our_statements
             ):
