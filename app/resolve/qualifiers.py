@@ -157,6 +157,9 @@ _FUNCTION_WORDS = _word_set(
     always now though however too
     """
 )
+# A word after "her" that makes it an object ("told her the news", "and her at the bar"),
+# not a possessive: a possessive is followed by what is owned.
+_NOT_OWNED = _DETERMINERS | _FUNCTION_WORDS
 _MODALS = _word_set(
     """
     will would shall should can could may might must
@@ -333,12 +336,12 @@ def _pronoun_of(content: str, start: int, end: int) -> Qualifier | None:
     own = _OWN_POSSESSIVE.match(content, end) if _opens_clause(content, start) else None
     if own is not None and own["verb"] not in _AUXILIARIES | _FUNCTION_WORDS:
         her_as_object = own["pronoun"] == "her" and (
-            own["verb"] in _TWO_OBJECT_VERBS or own["next"] in _DETERMINERS | _FUNCTION_WORDS
+            own["verb"] in _TWO_OBJECT_VERBS or own["next"] in _NOT_OWNED
         )
         if not her_as_object:
             return _pronoun(own["pronoun"])
     joined = _AND_OWN.match(content, end)
-    if joined is not None and joined["next"] not in _DETERMINERS | _FUNCTION_WORDS:
+    if joined is not None and joined["next"] not in _NOT_OWNED:
         # "Tom and her at the bar": an object pronoun, not a possessive.
         return _pronoun(joined["pronoun"])
     later = _CLAUSE_PRONOUN.search(content, end)
