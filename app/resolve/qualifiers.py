@@ -84,6 +84,10 @@ _WHAT_AND_WHERE = re.compile(
 )
 # The same put before the name: "The bakery in Mechelen, Kruimel, ..."; matched
 # against the text before the place mention that precedes ", " and the name.
+# An appositive that names the place as a modifier of what the thing is: ", a Tartu
+# contractor,", ", the Leeds branch."; the place is the mention right after the article.
+_WHERE_AS_MODIFIER = re.compile(r"\s*,\s*(?:a|an|the)\s+")
+_MODIFIED_NOUN = re.compile(r"\s+[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2}\s*[,;.]")
 _WHAT_AND_WHERE_BEFORE = re.compile(
     r"(?:^|(?<=\s))(?:[Tt]he|[Aa]n?)\s+(?:[a-z][\w'’-]*\s+){1,3}(?:in|on|at)\s+(?:the\s+)?$"
 )
@@ -97,9 +101,10 @@ _APPOSITIVE = re.compile(
     r"\s*,\s*(?P<who>who\s+)?(?P<body>[a-z][a-z'’-]*(?:\s+\w[\w'’-]*){0,11})\s*[,;.]"
 )
 # A role put before the name, closed by a comma right before it ("The ward pharmacist, Rosa
-# Delgado, ...", "saw her GP, Dr. Novak"): matched against the text before the mention.
+# Delgado, ...", "saw her GP, Dr. Novak", "A home-care nurse, Kersti, ..."): matched against
+# the text before the mention.
 _ROLE_BEFORE = re.compile(
-    r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?P<det>[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)"
+    r"(?:^|(?<=\s))(?P<lead>\S+\s+)?(?P<det>[Tt]he|[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?)"
     r"\s+(?P<role>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})"
     r"(?P<where>\s+(?:at|in|of|from|on)\s+(?:the\s+)?[A-Z][\w'’.&-]*(?:\s+[A-Z][\w'’.&-]*){0,3})?"
     r"\s*,\s*$"
@@ -254,6 +259,9 @@ _NOT_QUALIFIERS = frozenset(
         "course",
     ]
 )
+# Last words of a phrase that says when, not who: "A week later, Kersti, ...", "A Sunday
+# morning, ..." ("A night nurse, Kersti," ends in who she is).
+_WHEN_WORDS = _NOT_QUALIFIERS | _word_set("day days weeks months years later ago earlier")
 
 
 class Qualifier(msgspec.Struct, frozen=True, order=True):
@@ -409,14 +417,25 @@ def _place_around(
     """A place stated as part of a thing's description: before its name or in an appositive.
 
     "the Zadar Brodoservis" (a place mention right before the name), "Brodoservis, a
-    chandlery on the Split waterfront" (what it is, then where). Read only through a mention
-    typed as a place, never from a capitalised word alone.
+    chandlery on the Split waterfront" (what it is, then where), "Lõuna Ehitus, a Tartu
+    contractor," (where, as a word of what it is). Read only through a mention typed as a
+    place, never from a capitalised word alone.
     """
     j = ends.get(start - 1) if content[start - 1 : start] == " " else None
     if j is None:
         what = _WHAT_AND_WHERE.match(content, end)
         if what is not None and not _has_verb(what.group()):
             j = starts.get(what.end())
+        modifier = _WHERE_AS_MODIFIER.match(content, end) if j is None else None
+        if modifier is not None:
+            k = starts.get(modifier.end())
+            noun = (
+                _MODIFIED_NOUN.match(content, modifier.end() + len(surfaces[k]))
+                if k is not None
+                else None
+            )
+            if noun is not None and not _has_verb(noun.group()):
+                j = k
     if j is None and content[start - 2 : start] == ", ":
         before = ends.get(start - 2)
         if before is not None and _WHAT_AND_WHERE_BEFORE.search(
@@ -496,6 +515,17 @@ def _role_before(content: str, start: int, end: int | None = None) -> Qualifier 
     if lead in _FUNCTION_WORDS or any(w in _FUNCTION_WORDS for w in m["role"].split()):
         return None
     opens = not lead or lead[-1] in ".!?:;,"
+    if m["det"].casefold() in ("a", "an") and not (
+        opens
+        and lead[-1:] != ","
+        and end is not None
+        and content[end : end + 1] == ","
+        and m["role"].split()[-1].casefold() not in _WHEN_WORDS
+    ):
+        # "A home-care nurse, Kersti, will visit" introduces her; "A week later, Kersti
+        # called" and "in a minute, Kersti" say when. Only an apposition closed on both sides
+        # that opens its sentence is read as who she is.
+        return None
     if (
         m["det"].casefold() == "the"
         and not opens
@@ -522,11 +552,11 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
         words = apposition["body"].split()
         if not apposition["who"] and (
             words[0] in _FUNCTION_WORDS | _SUBJECT_PRONOUNS
-            or (words[0] not in _DETERMINERS and "of" not in words)
+            or (words[0] not in _DETERMINERS and not _names_a_post(words))
         ):
             # ", then left", ", though, ...", ", and she gave each of us one": a new clause,
             # not a noun phrase. A bare noun appositive names a position in something (",
-            # chair of the committee,").
+            # chair of the committee,", ", youth coach at Kangasala SK,").
             return None
         if apposition["who"] and (_is_past(words[0]) or words[0] in _MODALS or _perfect(words)):
             # ", who signed her fit for the walk,", ", who will stay until autumn,", ", who has
@@ -542,6 +572,25 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
         return None
     phrase = _phrase(content, prep.end("prep"), subject=_opens_clause(content, start))
     return None if phrase is None else _description("description", phrase)
+
+
+def _names_a_post(words: Sequence[str]) -> bool:
+    """Whether a bare noun appositive (no determiner) names a position in something.
+
+    A post of a body (", chair of the committee,") or one held at a named place
+    (", youth coach at Kangasala SK,", ", buyer for Hallam Foods,"). Not a clause: its first
+    words hold no verb (", sent a tray home for Dad,", ", visiting his father at Dom Jelka,",
+    ", back at Vana Oja,").
+    """
+    for i, word in enumerate(words[1:], start=1):
+        named = i + 1 < len(words) and words[i + 1][:1].isupper()
+        if word == "of" or (word in ("at", "for") and named):
+            head = words[:i]
+            return not head[0].endswith("ing") and all(
+                w.islower() and w not in _FUNCTION_WORDS | _DETERMINERS and not _is_past(w)
+                for w in head
+            )
+    return False
 
 
 def _predicate(

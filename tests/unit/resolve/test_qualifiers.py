@@ -461,3 +461,51 @@ def test_a_pronoun_neither_parts_nor_joins() -> None:
     woman = (Qualifier("pronoun", "woman", "she"),)
     assert conflict(man, woman) is None
     assert shared(man, man) == ()
+
+
+def test_an_introduction_with_an_indefinite_role_describes_the_person() -> None:
+    [nurse, _] = _said(
+        "A night nurse, Ilse, will now visit Dad on Tuesdays.",
+        ("Ilse", "person"),
+        ("Dad", "person"),
+    )
+    assert _keys(nurse) == [("role", "night nurse")]
+    # An indefinite phrase that says when, or one not closed after the name, says nothing.
+    [later] = _said("A week later, Ilse, the nurse, rang.", ("Ilse", "person"))
+    assert _keys(later) == [("role", "nurse")]
+    [open_] = _said("A night nurse, Ilse rang twice.", ("Ilse", "person"))
+    assert open_ == ()
+    [inside] = _said("We met a night nurse, Ilse, at the door.", ("Ilse", "person"))
+    assert inside == ()
+
+
+def test_a_bare_noun_appositive_names_a_post_held_at_a_named_place() -> None:
+    [coach] = _said(
+        "Teo Marsh, swim coach at Harbour SC in Leith, sent the plan.", ("Teo Marsh", "person")
+    )
+    assert _keys(coach) == [("role", "swim coach harbour sc leith")]
+    [chair] = _said("Teo Marsh, chair of the parents' committee, rang.", ("Teo Marsh", "person"))
+    assert _keys(chair) == [("role", "chair parent committee")]
+    # A clause after the comma is something done, not a post: a verb, a function word.
+    for content in (
+        "Teo Marsh, sent a crate of pears home for Mum.",
+        "Teo Marsh, visiting his aunt at Fernlea, fell.",
+        "Teo Marsh, back at Fernlea, rang.",
+    ):
+        [nothing] = _said(content, ("Teo Marsh", "person"))
+        assert nothing == (), content
+
+
+def test_a_place_that_modifies_what_a_thing_is_says_where_it_is() -> None:
+    [firm, _] = _said(
+        "The roof will be done by Kestrel Build, a Leith contractor, in June.",
+        ("Kestrel Build", "organization"),
+        ("Leith", "place"),
+    )
+    assert _keys(firm) == [("place", "leith")]
+    [clause, _] = _said(
+        "We hired Kestrel Build, a Leith firm that folded.",
+        ("Kestrel Build", "organization"),
+        ("Leith", "place"),
+    )
+    assert clause == ()
