@@ -31,6 +31,11 @@ sentence. And groups whose facts write the same other people, places or organisa
 (``SHARED_COMPANY`` of them, the bank's hubs aside) keep one person's company, however
 differently they are written: they are joined.
 
+A bare given name is read the same way against the one full name that begins with it
+(``_bare_namesakes``): "Mats" is "Mats Rønning" unless a group of its facts is both written
+apart from his and keeps none of his company. Chat turns are left out of that reading: what
+someone says in a chat is written unlike a note about them, whoever they are.
+
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
 """
@@ -45,7 +50,8 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from app.domain.names import name_key, type_class
+from app.domain.facts import SPEAKER_PREFIX
+from app.domain.names import fold, name_key, type_class
 from app.resolve.qualifiers import COMPANY, Qualifier
 
 # Statements (facts, a copy counted once) a group must hold, each side, for a name to be read
@@ -67,6 +73,10 @@ APART_SIMILARITY = 0.16
 APART_SHARE = 0.5
 # Groups whose facts write this many of the same other names are one person's company.
 SHARED_COMPANY = 2
+# Statements a group of a bare given name's facts must hold to be another holder's than the
+# full name's (``_bare_namesakes``): one more than ``MIN_GROUP``, since a given name alone is
+# the least a text says of whom it means, and a person's odd facts make a group of three.
+MIN_BARE_GROUP = MIN_GROUP + 1
 # What the name is replaced by: the facts are compared on what they say, not on the name.
 MASK = "someone"
 
@@ -82,7 +92,9 @@ def company_texts(facts: Sequence[FactNames], shared: Collection[str] = ()) -> d
     more) that ``2 * MIN_GROUP`` facts or more write are grouped: of people, and of
     organisations the text says are shared (``shared``: name keys, ``shared_names``).
     """
-    return _masked(facts, _slots_by_name(facts, shared))
+    by_name = _slots_by_name(facts, shared)
+    given = _given_names(facts)
+    return _masked(facts, {**by_name, **{f"given:{k}": [*f, *b] for k, (f, b) in given.items()}})
 
 
 def company_groups(
@@ -101,7 +113,8 @@ def company_groups(
     to be shared that write ``SHARED_COMPANY`` of the same ones are one person's.
     """
     by_name = _slots_by_name(facts, shared)
-    texts = _masked(facts, by_name)
+    given = _given_names(facts)
+    texts = _masked(facts, {**by_name, **{f"given:{k}": [*f, *b] for k, (f, b) in given.items()}})
     out: dict[Slot, Qualifier] = {}
     for key, slots in sorted(by_name.items()):
         copies = _statements([s for s in slots if s in vectors], texts)
@@ -120,7 +133,67 @@ def company_groups(
             )
             for slot in members:
                 out[slot] = label
+    for key, (full, bare) in sorted(given.items()):
+        if beside is None or any(slot in out for slot in full):
+            continue  # no company to read, or the full name is itself held by namesakes
+        for group in _bare_namesakes(key, full, bare, vectors, texts, beside):
+            first_fact = group[0][0]
+            label = Qualifier(kind=COMPANY, key=f"{key}#{first_fact}", text=f"{len(group)} facts")
+            for slot in group:
+                out[slot] = label
     return out
+
+
+def _bare_namesakes(
+    key: str,
+    full: Sequence[Slot],
+    bare: Sequence[Slot],
+    vectors: Mapping[Slot, npt.ArrayLike],
+    texts: Mapping[Slot, str],
+    beside: Mapping[str, Collection[str]],
+) -> list[list[Slot]]:
+    """A given name's facts parted when some of its bare uses are another holder's.
+
+    "Mats" in a bank that knows one "Mats Rønning": the bare name is his unless a group of its
+    facts keeps apart from his. The facts, full and bare, are cut at the average-linkage tree's
+    top (``_average_cut``); the groups that hold a full name's fact are his (the anchor). A
+    group of bare facts only is another holder's when it holds ``MIN_BARE_GROUP`` statements,
+    is alike to the anchor at most ``APART_SHARE`` of how alike each side is within, and none
+    of its facts writes another name the anchor's facts write: both what the facts say and the
+    company they keep put it apart. Returns the anchor's slots, then each such group's; none
+    when no group is apart.
+    """
+    copies = _statements([s for s in (*full, *bare) if s in vectors], texts)
+    firsts = {copy[0]: copy for copy in copies}
+    ordered = sorted(firsts)
+    if len(ordered) < MIN_BARE_GROUP + 2:
+        return []
+    similarity = _similarity(ordered, vectors)
+    named = set(full)
+
+    def slots(group: Sequence[int]) -> list[Slot]:
+        return sorted(slot for x in group for slot in firsts[ordered[x]])
+
+    def company(group: Sequence[int]) -> set[str]:
+        # Other names than this one: a full name beginning with it is the anchor's own.
+        written = {name for slot in slots(group) for name in beside.get(slot[0], ())}
+        return {name for name in written if name.split()[:1] != [key]}
+
+    groups = _average_cut(similarity)
+    anchor = sorted(x for g in groups if named & set(slots(g)) for x in g)
+    if len(anchor) < 2:
+        return []
+    apart: list[list[int]] = []
+    for group in groups:
+        if len(group) < MIN_BARE_GROUP or set(group) & set(anchor):
+            continue
+        between = float(similarity[np.ix_(group, anchor)].mean())
+        within = (_within(group, similarity) + _within(anchor, similarity)) / 2
+        if between <= APART_SHARE * within and not company(group) & company(anchor):
+            apart.append(group)
+    if not apart:
+        return []
+    return [slots(part) for part in (anchor, *apart)]
 
 
 def _join_by_company(
@@ -227,15 +300,23 @@ def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> lis
     ordered = sorted(slots)
     if len(ordered) < 2 * MIN_GROUP:
         return []
-    similarity = _similarity(ordered, vectors)
-    members: list[list[int]] = [[x] for x in range(len(ordered))]
+    found = [g for g in _average_cut(_similarity(ordered, vectors)) if len(g) >= MIN_GROUP]
+    return [[ordered[x] for x in group] for group in found]
+
+
+def _average_cut(similarity: npt.NDArray[np.float64]) -> list[list[int]]:
+    """Every group of the last state of the average-linkage tree with two of ``MIN_GROUP``.
+
+    Joining the most alike groups first, on their mean likeness. Sorted; none when no state
+    has two groups of ``MIN_GROUP`` items.
+    """
+    members: list[list[int]] = [[x] for x in range(len(similarity))]
     between = similarity.copy()
     np.fill_diagonal(between, -np.inf)
     found: list[list[int]] = []
     while len(members) > 1:
-        big = [sorted(g) for g in members if len(g) >= MIN_GROUP]
-        if len(big) >= 2:
-            found = sorted(big)
+        if sum(len(g) >= MIN_GROUP for g in members) >= 2:
+            found = sorted(sorted(g) for g in members)
         flat = int(np.argmax(between))
         a, b = sorted(divmod(flat, len(members)))
         size_a, size_b = len(members[a]), len(members[b])
@@ -246,7 +327,7 @@ def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> lis
         between = np.delete(np.delete(between, b, axis=0), b, axis=1)
         members[a] += members[b]
         del members[b]
-    return [[ordered[x] for x in group] for group in found]
+    return found
 
 
 def _similarity(
@@ -304,6 +385,38 @@ def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[
                 seen.add(key)
                 by_name[key].append((fid, i))
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}
+
+
+def _given_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list[Slot]]]:
+    """Given name → (its full name's slots, its bare slots), where one person's full name has it.
+
+    A bare one-word person name ("Mats") with ``MIN_BARE_GROUP`` uses or more, in a block whose
+    people's full names that begin with it are one name (diacritics aside: "Mats Rønning",
+    "Mats Ronning"). With two full names the bare one is a short name of namesakes, which
+    the replay decides last anyway.
+    """
+    full: defaultdict[str, list[Slot]] = defaultdict(list)
+    bare: defaultdict[str, list[Slot]] = defaultdict(list)
+    names: defaultdict[str, set[str]] = defaultdict(set)
+    for fid, content, mentions in facts:
+        if SPEAKER_PREFIX.match(content):
+            continue  # a chat turn: said to someone, in another register than a note about them
+        for i, (text, kind) in enumerate(mentions):
+            words = name_key(text).split()
+            if type_class(kind) != "person" or not words:
+                continue
+            if not (text and _written_at(text).search(content)):
+                continue
+            if len(words) == 1:
+                bare[words[0]].append((fid, i))
+            else:
+                full[words[0]].append((fid, i))
+                names[words[0]].add(fold(" ".join(words)))
+    return {
+        given: (full[given], slots)
+        for given, slots in bare.items()
+        if len(slots) >= MIN_BARE_GROUP and len(names[given]) == 1
+    }
 
 
 def _written_at(name: str) -> re.Pattern[str]:

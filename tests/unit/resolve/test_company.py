@@ -429,3 +429,87 @@ def test_a_bare_name_does_not_take_the_holder_its_fact_names_by_another_name(
     [priest] = {eid for (_, text), eid in entity_of.items() if "Kalnai" in text}
     # ... and the one asking for him is not he.
     assert entity_of[("m076", "Imre")] != priest
+
+
+# Things done, one per fact: facts of one form are one statement (``company._form``).
+CHORES = (
+    "mended the gate", "fed the hens", "cut the hedge", "swept the yard", "fixed the pump",
+    "oiled the hinges", "stacked the wood", "cleaned the gutters", "painted the shed",
+    "dug the beds", "emptied the bins",
+)  # fmt: skip
+
+
+def _given_name_facts(
+    bare_apart: int = 4, bare_along: int = 2, full: str = "Wen Harlow"
+) -> tuple[list[tuple[str, str, list[tuple[str, str | None]]]], dict[tuple[str, int], list[float]]]:
+    """Four facts of ``full`` and bare "Wen" facts: ``bare_along`` like them, ``bare_apart`` not."""
+    facts: list[tuple[str, str, list[tuple[str, str | None]]]] = []
+    vectors: dict[tuple[str, int], list[float]] = {}
+    kinds = ["full"] * 4 + ["along"] * bare_along + ["apart"] * bare_apart
+    for i, kind in enumerate(kinds):
+        name = full if kind == "full" else "Wen"
+        fid = f"f{i:02d}"
+        facts.append((fid, f"{name} {CHORES[i]} today.", [(name, "person")]))
+        vectors[(fid, 0)] = ENGINE if kind == "apart" else CHOIR
+    return facts, vectors
+
+
+def test_bare_uses_of_a_given_name_apart_from_its_full_names_are_another_holders() -> None:
+    facts, vectors = _given_name_facts()
+    beside = {fid: {"ede brask"} if int(fid[1:]) < 6 else {"ola vint"} for fid, _, _ in facts}
+    labels = company_groups(facts, vectors, beside=beside)
+    anchor = {labels[(f"f{i:02d}", 0)] for i in range(6)}
+    apart = {labels[(f"f{i:02d}", 0)] for i in range(6, 10)}
+    assert len(anchor) == len(apart) == 1 and anchor != apart
+    assert company_groups(facts[::-1], vectors, beside=beside) == labels
+    # The texts compared are the full and the bare facts, each with its own name masked.
+    assert company_texts(facts)[("f06", 0)] == f"{MASK} {CHORES[6]} today."
+
+
+def test_bare_uses_of_a_given_name_stay_its_full_names_unless_every_sign_parts_them() -> None:
+    facts, vectors = _given_name_facts()
+    beside = {fid: {"ede brask"} if int(fid[1:]) < 6 else {"ola vint"} for fid, _, _ in facts}
+    # Without what the facts write beside the name, nothing is read.
+    assert company_groups(facts, vectors) == {}
+    # A name the bare facts write with the full name's facts keeps them one person's company.
+    assert company_groups(facts, vectors, beside=beside | {"f07": {"ola vint", "ede brask"}}) == {}
+    # Facts alike to the full name's are his.
+    along = {slot: CHOIR for slot in vectors}
+    assert company_groups(facts, along, beside=beside) == {}
+    # Chat turns are said to someone, in another register than notes about him: not read.
+    chat = [(fid, f"Ede: {text}" if int(fid[1:]) >= 6 else text, m) for fid, text, m in facts]
+    assert company_groups(chat, vectors, beside=beside) == {}
+    # Three bare facts apart are too few: a person's odd facts make a group of three.
+    few, few_vectors = _given_name_facts(bare_apart=3)
+    assert company_groups(few, few_vectors, beside=beside) == {}
+    # Two full names begin with it: the bare name is a short name of namesakes, read as such.
+    two, two_vectors = _given_name_facts()
+    two.append(("f99", "Wen Okoro baked bread today.", [("Wen Okoro", "person")]))
+    two_vectors[("f99", 0)] = ODD
+    assert company_groups(two, two_vectors, beside=beside) == {}
+
+
+async def test_a_bare_given_name_used_apart_from_its_full_name_is_another_person_in_any_order(
+    embedder: Embedder,
+) -> None:
+    # "Wen Harlow" directs the choir; "Wen" of the engine shed is never given a surname.
+    texts = [(t, "Wen Harlow") for t in CHOIR_FACTS] + [
+        (t.replace("Wen Harlow", "Wen"), "Wen") for t in ENGINE_FACTS
+    ]
+    texts = [texts[i] for pair in zip(range(6), range(6, 12), strict=True) for i in pair]
+    facts = [
+        FactInput(
+            mentions=(Mention(text=name, type="person"),),
+            at=T0 + timedelta(days=7 * i),
+            content=text,
+            memory_id=f"m{i:02d}",
+        )
+        for i, (text, name) in enumerate(texts)
+    ]
+    embed = _blocking(embedder)
+    forward = _people(facts, embed)
+    assert forward == _people(facts[::-1], embed)
+    choir = max(forward, key=lambda g: len(g & set(CHOIR_FACTS)))
+    assert choir == set(CHOIR_FACTS)
+    # Without the model a bare given name is its one full-named holder's.
+    assert len(_people(facts, None)) == 1
