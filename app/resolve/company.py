@@ -90,11 +90,10 @@ def company_texts(facts: Sequence[FactNames], shared: Collection[str] = ()) -> d
 
     ``facts``: each fact's id, text and mentions (text, type). Only full names (two words or
     more) that ``2 * MIN_GROUP`` facts or more write are grouped: of people, and of
-    organisations the text says are shared (``shared``: name keys, ``shared_names``).
+    organisations the text says are shared (``shared``: name keys, ``shared_names``); and a
+    person's bare given name with the one full name that begins with it (``_given_names``).
     """
-    by_name = _slots_by_name(facts, shared)
-    given = _given_names(facts)
-    return _masked(facts, {**by_name, **{f"given:{k}": [*f, *b] for k, (f, b) in given.items()}})
+    return _masked(facts, _read_slots(_slots_by_name(facts, shared), _given_names(facts)))
 
 
 def company_groups(
@@ -110,11 +109,13 @@ def company_groups(
     than one holds (``shared_names``): their facts are parted at the average-linkage tree's top
     cut (``_parted``), without asking whether the parts are apart enough. ``beside``: fact id →
     the name keys of the other things the fact names, hubs left out; groups of a name not said
-    to be shared that write ``SHARED_COMPANY`` of the same ones are one person's.
+    to be shared that write ``SHARED_COMPANY`` of the same ones are one person's. Then each
+    bare given name is read against the one full name that begins with it
+    (``_bare_namesakes``), unless that name is itself parted.
     """
     by_name = _slots_by_name(facts, shared)
     given = _given_names(facts)
-    texts = _masked(facts, {**by_name, **{f"given:{k}": [*f, *b] for k, (f, b) in given.items()}})
+    texts = _masked(facts, _read_slots(by_name, given))
     out: dict[Slot, Qualifier] = {}
     for key, slots in sorted(by_name.items()):
         copies = _statements([s for s in slots if s in vectors], texts)
@@ -214,6 +215,13 @@ def _join_by_company(
             linked.join(a, b)
     out = sorted(sorted(slot for i in part for slot in groups[i]) for part in linked.parts())
     return out if len(out) >= 2 else []
+
+
+def _read_slots(
+    by_name: Mapping[str, Sequence[Slot]], given: Mapping[str, tuple[list[Slot], list[Slot]]]
+) -> dict[str, Sequence[Slot]]:
+    """Every slot whose text is compared: full names' (``_slots_by_name``), given names'."""
+    return {**by_name, **{f"given:{k}": [*full, *bare] for k, (full, bare) in given.items()}}
 
 
 def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -> dict[Slot, str]:
@@ -393,7 +401,7 @@ def _given_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list
     A bare one-word person name ("Mats") with ``MIN_BARE_GROUP`` uses or more, in a block whose
     people's full names that begin with it are one name (diacritics aside: "Mats Rønning",
     "Mats Ronning"). With two full names the bare one is a short name of namesakes, which
-    the replay decides last anyway.
+    the replay decides last anyway. Chat turns are left out (the module docstring).
     """
     full: defaultdict[str, list[Slot]] = defaultdict(list)
     bare: defaultdict[str, list[Slot]] = defaultdict(list)

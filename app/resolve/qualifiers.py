@@ -82,12 +82,12 @@ _PREP = re.compile(
 _WHAT_AND_WHERE = re.compile(
     r"\s*,\s*(?:a|an|the)\s+(?:[a-z][\w'’-]*\s+){1,6}?(?:in|on|at)\s+(?:the\s+)?"
 )
-# The same put before the name: "The bakery in Mechelen, Kruimel, ..."; matched
-# against the text before the place mention that precedes ", " and the name.
 # An appositive that names the place as a modifier of what the thing is: ", a Tartu
 # contractor,", ", the Leeds branch."; the place is the mention right after the article.
 _WHERE_AS_MODIFIER = re.compile(r"\s*,\s*(?:a|an|the)\s+")
 _MODIFIED_NOUN = re.compile(r"\s+[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2}\s*[,;.]")
+# The same put before the name: "The bakery in Mechelen, Kruimel, ..."; matched
+# against the text before the place mention that precedes ", " and the name.
 _WHAT_AND_WHERE_BEFORE = re.compile(
     r"(?:^|(?<=\s))(?:[Tt]he|[Aa]n?)\s+(?:[a-z][\w'’-]*\s+){1,3}(?:in|on|at)\s+(?:the\s+)?$"
 )
