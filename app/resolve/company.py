@@ -184,13 +184,14 @@ def _bare_namesakes(
     anchor = sorted(x for g in groups if named & set(slots(g)) for x in g)
     if len(anchor) < 2:
         return []
+    in_anchor, ours, anchor_within = set(anchor), company(anchor), _within(anchor, similarity)
     apart: list[list[int]] = []
     for group in groups:
-        if len(group) < MIN_BARE_GROUP or set(group) & set(anchor):
+        if len(group) < MIN_BARE_GROUP or in_anchor.intersection(group):
             continue
         between = float(similarity[np.ix_(group, anchor)].mean())
-        within = (_within(group, similarity) + _within(anchor, similarity)) / 2
-        if between <= APART_SHARE * within and not company(group) & company(anchor):
+        within = (_within(group, similarity) + anchor_within) / 2
+        if between <= APART_SHARE * within and not company(group) & ours:
             apart.append(group)
     if not apart:
         return []

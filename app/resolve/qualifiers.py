@@ -590,7 +590,10 @@ def _names_a_post(words: Sequence[str]) -> bool:
         if word == "of" or (word in ("at", "for") and named):
             head = words[:i]
             return not head[0].endswith("ing") and all(
-                w.islower() and w not in _FUNCTION_WORDS | _DETERMINERS and not _is_past(w)
+                w.islower()
+                and w not in _FUNCTION_WORDS
+                and w not in _DETERMINERS
+                and not _is_past(w)
                 for w in head
             )
     return False
