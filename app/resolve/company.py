@@ -31,10 +31,12 @@ sentence. And groups whose facts write the same other people, places or organisa
 (``SHARED_COMPANY`` of them, the bank's hubs aside) keep one person's company, however
 differently they are written: they are joined.
 
-A bare given name is read the same way against the one full name that begins with it
-(``_bare_namesakes``): "Mats" is "Mats Rønning" unless a group of its facts is both written
-apart from his and keeps none of his company. Chat turns are left out of that reading: what
-someone says in a chat is written unlike a note about them, whoever they are.
+A short name is read the same way against the one full name it shortens (``_bare_namesakes``):
+a bare given name against the full name that begins with it, a title and a surname ("Dr.
+Barry") against the one that ends with it. "Mats" is "Mats Rønning" unless a group of its
+facts is both written apart from his and keeps none of his company. Chat turns are left out
+of that reading: what someone says in a chat is written unlike a note about them, whoever they
+are.
 
 Pure: the groups are a function of the name's facts and their embeddings, whatever order the
 facts came in (the embedding is the caller's: the store's model).
@@ -51,7 +53,15 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.facts import SPEAKER_PREFIX
-from app.domain.names import fold, name_key, type_class
+from app.domain.names import (
+    ADDRESS_TITLES,
+    KIN_TITLES,
+    name_form,
+    name_key,
+    name_tokens,
+    person_title,
+    type_class,
+)
 from app.resolve.qualifiers import COMPANY, Qualifier
 
 # Statements (facts, a copy counted once) a group must hold, each side, for a name to be read
@@ -91,9 +101,9 @@ def company_texts(facts: Sequence[FactNames], shared: Collection[str] = ()) -> d
     ``facts``: each fact's id, text and mentions (text, type). Only full names (two words or
     more) that ``2 * MIN_GROUP`` facts or more write are grouped: of people, and of
     organisations the text says are shared (``shared``: name keys, ``shared_names``); and a
-    person's bare given name with the one full name that begins with it (``_given_names``).
+    person's short name with the one full name it shortens (``_short_names``).
     """
-    return _masked(facts, _read_slots(_slots_by_name(facts, shared), _given_names(facts)))
+    return _masked(facts, _read_slots(_slots_by_name(facts, shared), _short_names(facts)))
 
 
 def company_groups(
@@ -110,12 +120,12 @@ def company_groups(
     cut (``_parted``), without asking whether the parts are apart enough. ``beside``: fact id →
     the name keys of the other things the fact names, hubs left out; groups of a name not said
     to be shared that write ``SHARED_COMPANY`` of the same ones are one person's. Then each
-    bare given name is read against the one full name that begins with it
-    (``_bare_namesakes``), unless that name is itself parted.
+    short name (a bare given name, a title and a surname) is read against the one full name it
+    shortens (``_bare_namesakes``), unless a form of that name is itself parted.
     """
     by_name = _slots_by_name(facts, shared)
-    given = _given_names(facts)
-    texts = _masked(facts, _read_slots(by_name, given))
+    short = _short_names(facts)
+    texts = _masked(facts, _read_slots(by_name, short))
     out: dict[Slot, Qualifier] = {}
     for key, slots in sorted(by_name.items()):
         copies = _statements([s for s in slots if s in vectors], texts)
@@ -134,9 +144,9 @@ def company_groups(
             )
             for slot in members:
                 out[slot] = label
-    for key, (full, bare) in sorted(given.items()):
-        if beside is None or any(slot in out for slot in full):
-            continue  # no company to read, or the full name is itself held by namesakes
+    for key, (full, bare) in sorted(short.items()):
+        if beside is None or any(slot in out for slot in (*full, *bare)):
+            continue  # no company to read, or a form of the name is itself held by namesakes
         for group in _bare_namesakes(key, full, bare, vectors, texts, beside):
             first_fact = group[0][0]
             label = Qualifier(kind=COMPANY, key=f"{key}#{first_fact}", text=f"{len(group)} facts")
@@ -153,7 +163,7 @@ def _bare_namesakes(
     texts: Mapping[Slot, str],
     beside: Mapping[str, Collection[str]],
 ) -> list[list[Slot]]:
-    """A given name's facts parted when some of its bare uses are another holder's.
+    """A short name's facts parted when some of its bare uses are another holder's.
 
     "Mats" in a bank that knows one "Mats Rønning": the bare name is his unless a group of its
     facts keeps apart from his. The facts, full and bare, are cut at the average-linkage tree's
@@ -170,15 +180,15 @@ def _bare_namesakes(
     if len(ordered) < MIN_BARE_GROUP + 2:
         return []
     similarity = _similarity(ordered, vectors)
-    named = set(full)
+    named, word = set(full), _short_word(key)
 
     def slots(group: Sequence[int]) -> list[Slot]:
         return sorted(slot for x in group for slot in firsts[ordered[x]])
 
     def company(group: Sequence[int]) -> set[str]:
-        # Other names than this one: a full name beginning with it is the anchor's own.
+        # Other names than this one: a name with its word is one of the anchor's own forms.
         written = {name for slot in slots(group) for name in beside.get(slot[0], ())}
-        return {name for name in written if name.split()[:1] != [key]}
+        return {name for name in written if word not in name_tokens(name)}
 
     groups = _average_cut(similarity)
     anchor = sorted(x for g in groups if named & set(slots(g)) for x in g)
@@ -219,10 +229,10 @@ def _join_by_company(
 
 
 def _read_slots(
-    by_name: Mapping[str, Sequence[Slot]], given: Mapping[str, tuple[list[Slot], list[Slot]]]
+    by_name: Mapping[str, Sequence[Slot]], short: Mapping[str, tuple[list[Slot], list[Slot]]]
 ) -> dict[str, Sequence[Slot]]:
-    """Every slot whose text is compared: full names' (``_slots_by_name``), given names'."""
-    return {**by_name, **{f"given:{k}": [*full, *bare] for k, (full, bare) in given.items()}}
+    """Every slot whose text is compared: full names' (``_slots_by_name``), short names'."""
+    return {**by_name, **{k: [*full, *bare] for k, (full, bare) in short.items()}}
 
 
 def _masked(facts: Sequence[FactNames], by_name: Mapping[str, Sequence[Slot]]) -> dict[Slot, str]:
@@ -396,36 +406,58 @@ def _slots_by_name(facts: Sequence[FactNames], shared: Collection[str]) -> dict[
     return {k: v for k, v in by_name.items() if len(v) >= 2 * MIN_GROUP}
 
 
-def _given_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list[Slot]]]:
-    """Given name → (its full name's slots, its bare slots), where one person's full name has it.
+def _short_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list[Slot]]]:
+    """Short name → (its full name's slots, its short slots), where one person's full name has it.
 
-    A bare one-word person name ("Mats") with ``MIN_BARE_GROUP`` uses or more, in a block whose
-    people's full names that begin with it are one name (diacritics aside: "Mats Rønning",
-    "Mats Ronning"). With two full names the bare one is a short name of namesakes, which
-    the replay decides last anyway. Chat turns are left out (the module docstring).
+    A short name is a bare given name ("Mats", keyed ``given:mats``) or a title and a surname
+    ("Dr. Barry", "Prof. Barry": ``surname:doctor:barry``, one key for each kind of title),
+    with ``MIN_BARE_GROUP`` uses or more in a block whose people's full names that begin (a
+    given name) or end (a surname) with it are one name ("Mats Rønning", "Mats Ronning"). With
+    two full names the short one is a short name of namesakes, which the replay decides last
+    anyway. Chat turns are left out (the module docstring).
     """
     full: defaultdict[str, list[Slot]] = defaultdict(list)
-    bare: defaultdict[str, list[Slot]] = defaultdict(list)
+    short: defaultdict[str, list[Slot]] = defaultdict(list)
     names: defaultdict[str, set[str]] = defaultdict(set)
+    surnames: defaultdict[str, list[tuple[Slot, str]]] = defaultdict(list)
     for fid, content, mentions in facts:
         if SPEAKER_PREFIX.match(content):
             continue  # a chat turn: said to someone, in another register than a note about them
         for i, (text, kind) in enumerate(mentions):
-            words = name_key(text).split()
-            if type_class(kind) != "person" or not words:
+            if type_class(kind) != "person" or not (text and _written_at(text).search(content)):
                 continue
-            if not (text and _written_at(text).search(content)):
+            form = name_form(name_key(text), "person")
+            if not form.words:
                 continue
-            if len(words) == 1:
-                bare[words[0]].append((fid, i))
-            else:
-                full[words[0]].append((fid, i))
-                names[words[0]].add(fold(" ".join(words)))
+            title = person_title(form)
+            if len(form.tokens) == 1 or (len(form.words) == 1 and title in KIN_TITLES):
+                short[f"given:{form.words[0]}"].append((fid, i))  # "Mats", "Auntie Ngozi"
+            elif len(form.words) == 1 and title is not None:
+                # One kind of title, one set: "Dr. Barry" and "Prof. Barry" may be one person,
+                # "Mrs. Barry" is not he, as the name guards have it already.
+                title_kind = ADDRESS_TITLES.get(title, title)
+                short[f"surname:{title_kind}:{form.words[0]}"].append((fid, i))
+            elif len(form.words) >= 2:
+                full_name = " ".join(form.words)
+                given = f"given:{form.words[0]}"
+                full[given].append((fid, i))
+                names[given].add(full_name)
+                surnames[form.words[-1]].append(((fid, i), full_name))
+    for key in short:
+        if key.startswith("surname:"):
+            for slot, full_name in surnames[_short_word(key)]:
+                full[key].append(slot)
+                names[key].add(full_name)
     return {
-        given: (full[given], slots)
-        for given, slots in bare.items()
-        if len(slots) >= MIN_BARE_GROUP and len(names[given]) == 1
+        key: (full[key], slots)
+        for key, slots in short.items()
+        if len(slots) >= MIN_BARE_GROUP and len(names[key]) == 1
     }
+
+
+def _short_word(key: str) -> str:
+    """A short name's word: "mats" of ``given:mats``, "barry" of ``surname:doctor:barry``."""
+    return key.rpartition(":")[2]
 
 
 def _written_at(name: str) -> re.Pattern[str]:

@@ -440,14 +440,14 @@ CHORES = (
 
 
 def _given_name_facts(
-    bare_apart: int = 4, bare_along: int = 2, full: str = "Wen Harlow"
+    bare_apart: int = 4, bare_along: int = 2, full: str = "Wen Harlow", short: str = "Wen"
 ) -> tuple[list[tuple[str, str, list[tuple[str, str | None]]]], dict[tuple[str, int], list[float]]]:
-    """Four facts of ``full`` and bare "Wen" facts: ``bare_along`` like them, ``bare_apart`` not."""
+    """Four facts of ``full`` and ``short`` facts: ``bare_along`` like them, ``bare_apart`` not."""
     facts: list[tuple[str, str, list[tuple[str, str | None]]]] = []
     vectors: dict[tuple[str, int], list[float]] = {}
     kinds = ["full"] * 4 + ["along"] * bare_along + ["apart"] * bare_apart
     for i, kind in enumerate(kinds):
-        name = full if kind == "full" else "Wen"
+        name = full if kind == "full" else short
         fid = f"f{i:02d}"
         facts.append((fid, f"{name} {CHORES[i]} today.", [(name, "person")]))
         vectors[(fid, 0)] = ENGINE if kind == "apart" else CHOIR
@@ -487,6 +487,26 @@ def test_bare_uses_of_a_given_name_stay_its_full_names_unless_every_sign_parts_t
     two.append(("f99", "Wen Okoro baked bread today.", [("Wen Okoro", "person")]))
     two_vectors[("f99", 0)] = ODD
     assert company_groups(two, two_vectors, beside=beside) == {}
+
+
+def test_a_title_and_surname_used_apart_from_the_full_name_are_another_holders() -> None:
+    beside = {f"f{i:02d}": {"ede brask"} if i < 6 else {"ola vint"} for i in range(10)}
+    # "Prof. Wen Harlow" teaches the course, the "Dr. Harlow" apart from him is the family GP:
+    # a doctor's title and a professor's are one kind, and may be one person's.
+    facts, vectors = _given_name_facts(full="Prof. Wen Harlow", short="Dr. Harlow")
+    labels = company_groups(facts, vectors, beside=beside)
+    anchor = {labels[(f"f{i:02d}", 0)] for i in range(6)}
+    apart = {labels[(f"f{i:02d}", 0)] for i in range(6, 10)}
+    assert len(anchor) == len(apart) == 1 and anchor != apart
+    assert company_groups(facts[::-1], vectors, beside=beside) == labels
+    # A title of kin goes with a given name: "Auntie Wen" is read as "Wen" is.
+    facts, vectors = _given_name_facts(short="Auntie Wen")
+    assert len(set(company_groups(facts, vectors, beside=beside).values())) == 2
+    # Two full names end with the surname: "Dr. Harlow" is a short name of namesakes.
+    facts, vectors = _given_name_facts(full="Wen Harlow", short="Dr. Harlow")
+    facts.append(("f99", "Ola Harlow baked bread today.", [("Ola Harlow", "person")]))
+    vectors[("f99", 0)] = ODD
+    assert company_groups(facts, vectors, beside=beside) == {}
 
 
 async def test_a_bare_given_name_used_apart_from_its_full_name_is_another_person_in_any_order(
