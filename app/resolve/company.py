@@ -56,10 +56,10 @@ from app.domain.facts import SPEAKER_PREFIX
 from app.domain.names import (
     ADDRESS_TITLES,
     KIN_TITLES,
-    name_form,
+    PERSON_TITLES,
+    fold,
     name_key,
     name_tokens,
-    person_title,
     type_class,
 )
 from app.resolve.qualifiers import COMPANY, Qualifier
@@ -188,7 +188,7 @@ def _bare_namesakes(
     def company(group: Sequence[int]) -> set[str]:
         # Other names than this one: a name with its word is one of the anchor's own forms.
         written = {name for slot in slots(group) for name in beside.get(slot[0], ())}
-        return {name for name in written if word not in name_tokens(name)}
+        return {name for name in written if word not in fold(name).split()}
 
     groups = _average_cut(similarity)
     anchor = sorted(x for g in groups if named & set(slots(g)) for x in g)
@@ -426,23 +426,20 @@ def _short_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list
         for i, (text, kind) in enumerate(mentions):
             if type_class(kind) != "person" or not (text and _written_at(text).search(content)):
                 continue
-            form = name_form(name_key(text), "person")
-            if not form.words:
-                continue
-            title = person_title(form)
-            if len(form.tokens) == 1 or (len(form.words) == 1 and title in KIN_TITLES):
-                short[f"given:{form.words[0]}"].append((fid, i))  # "Mats", "Auntie Ngozi"
-            elif len(form.words) == 1 and title is not None:
+            title, plain = _titled(name_key(text))
+            if len(plain) == 1 and (title is None or title in KIN_TITLES):
+                short[f"given:{plain[0]}"].append((fid, i))  # "Mats", "Auntie Ngozi"
+            elif len(plain) == 1 and title is not None:
                 # One kind of title, one set: "Dr. Barry" and "Prof. Barry" may be one person,
                 # "Mrs. Barry" is not he, as the name guards have it already.
                 title_kind = ADDRESS_TITLES.get(title, title)
-                short[f"surname:{title_kind}:{form.words[0]}"].append((fid, i))
-            elif len(form.words) >= 2:
-                full_name = " ".join(form.words)
-                given = f"given:{form.words[0]}"
+                short[f"surname:{title_kind}:{plain[0]}"].append((fid, i))
+            elif len(plain) >= 2:
+                full_name = " ".join(plain)
+                given = f"given:{plain[0]}"
                 full[given].append((fid, i))
                 names[given].add(full_name)
-                surnames[form.words[-1]].append(((fid, i), full_name))
+                surnames[plain[-1]].append(((fid, i), full_name))
     for key in short:
         if key.startswith("surname:"):
             for slot, full_name in surnames[_short_word(key)]:
@@ -453,6 +450,23 @@ def _short_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list
         for key, slots in short.items()
         if len(slots) >= MIN_BARE_GROUP and len(names[key]) == 1
     }
+
+
+def _titled(key: str) -> tuple[str | None, list[str]]:
+    """A person's name key → the title it is written with, if any, and its other words.
+
+    "Prof. Dr. Barry" → ("prof", ["barry"]). The words are whole and folded: "Anne-Lise" is one
+    given name.
+    """
+    words = key.split()
+    titles: list[str] = []
+    while len(words) > 1:
+        tokens = name_tokens(words[0])
+        if len(tokens) != 1 or tokens[0] not in PERSON_TITLES:
+            break
+        titles.append(tokens[0])
+        words = words[1:]
+    return (titles[0] if titles else None), [fold(word) for word in words]
 
 
 def _short_word(key: str) -> str:

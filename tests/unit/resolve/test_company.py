@@ -499,9 +499,11 @@ def test_a_title_and_surname_used_apart_from_the_full_name_are_another_holders()
     apart = {labels[(f"f{i:02d}", 0)] for i in range(6, 10)}
     assert len(anchor) == len(apart) == 1 and anchor != apart
     assert company_groups(facts[::-1], vectors, beside=beside) == labels
-    # A title of kin goes with a given name: "Auntie Wen" is read as "Wen" is.
-    facts, vectors = _given_name_facts(short="Auntie Wen")
-    assert len(set(company_groups(facts, vectors, beside=beside).values())) == 2
+    # A title of kin goes with a given name: "Auntie Wen" is read as "Wen" is; a hyphenated
+    # given name is one word.
+    for full, short in (("Wen Harlow", "Auntie Wen"), ("Wen-Li Harlow", "Wen-Li")):
+        facts, vectors = _given_name_facts(full=full, short=short)
+        assert len(set(company_groups(facts, vectors, beside=beside).values())) == 2
     # Two full names end with the surname: "Dr. Harlow" is a short name of namesakes.
     facts, vectors = _given_name_facts(full="Wen Harlow", short="Dr. Harlow")
     facts.append(("f99", "Ola Harlow baked bread today.", [("Ola Harlow", "person")]))
