@@ -83,9 +83,10 @@ APART_SIMILARITY = 0.16
 APART_SHARE = 0.5
 # Groups whose facts write this many of the same other names are one person's company.
 SHARED_COMPANY = 2
-# Statements a group of a bare given name's facts must hold to be another holder's than the
-# full name's (``_bare_namesakes``): one more than ``MIN_GROUP``, since a given name alone is
-# the least a text says of whom it means, and a person's odd facts make a group of three.
+# Statements a group of a short name's facts ("Mats", "Dr. Barry") must hold to be another
+# holder's than the full name's (``_bare_namesakes``): one more than ``MIN_GROUP``, since a
+# short name is the least a text says of whom it means, and a person's odd facts make a group
+# of three.
 MIN_BARE_GROUP = MIN_GROUP + 1
 # What the name is replaced by: the facts are compared on what they say, not on the name.
 MASK = "someone"
@@ -459,14 +460,13 @@ def _titled(key: str) -> tuple[str | None, list[str]]:
     given name.
     """
     words = key.split()
-    titles: list[str] = []
+    title: str | None = None
     while len(words) > 1:
         tokens = name_tokens(words[0])
         if len(tokens) != 1 or tokens[0] not in PERSON_TITLES:
             break
-        titles.append(tokens[0])
-        words = words[1:]
-    return (titles[0] if titles else None), [fold(word) for word in words]
+        title, words = title or tokens[0], words[1:]
+    return title, [fold(word) for word in words]
 
 
 def _short_word(key: str) -> str:
