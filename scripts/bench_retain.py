@@ -4,8 +4,11 @@ Generates realistic notes (recurring people, places, organisations, products and
 retains them through the real pipeline (real Neo4j, the configured vector store, real
 embeddings), in `local` and `chunks` modes, one fresh bank per mode. At each checkpoint it prints
 the throughput of the window that ended there and the per-fact cost, then the cost growth ratio
-(last window / first window): no full scans means the ratio stays near 1. A warm-up into a
-throwaway bank comes first (``--warmup``), so that the first window is not Neo4j's cold start.
+(last window / first window): no full scans means the ratio stays near 1. Under each window, where
+its time went: how much of it the bank's write was held by retain's first pass, by the settle
+behind it and by other writers (consolidation), and how many cores this process used. A
+warm-up into a throwaway bank comes first (``--warmup``), so that the first window is not
+Neo4j's cold start.
 
     .venv/bin/python scripts/bench_retain.py                      # 1k → 50k facts, both modes
     .venv/bin/python scripts/bench_retain.py --sizes 500,2000 --modes local --warmup 0  # CI size
@@ -24,7 +27,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -37,6 +41,7 @@ from app.curate.schemas.banks import BankUpdate
 from app.curate.schemas.memories import MemoryFilter
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
+from app.store.graph import Graph, Tx
 from scripts.bench_support import benchmark_neo4j_auth
 
 FIRST = [
@@ -185,6 +190,59 @@ class Window(msgspec.Struct, frozen=True):
         return 1000 * self.seconds / max(self.window_facts, 1)
 
 
+# A WriteClock's reading: wall clock, this process's CPU seconds, held seconds by writer.
+Snapshot = tuple[float, float, dict[str, float]]
+# The works of Graph.write that retain runs, by name (see WriteClock).
+WRITERS = {"RetainPipeline._write": "first pass", "RetainPipeline._settle": "settle"}
+
+
+class WriteClock:
+    """Seconds a bank's write was held, by writer, and this process's CPU seconds.
+
+    Wraps the runtime's ``Graph.write`` (the one door of every bank writer) and times each
+    transaction's work, from after the bank lock to before the commit. The writer is told by
+    its work's name: retain's first pass and its settle are the pipeline's ``_write`` and
+    ``_settle``; anything else (consolidation, a publish) is "other".
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self.held: defaultdict[str, float] = defaultdict(float)
+        write = graph.write
+
+        async def timed_write(
+            bank_id: str, work: Callable[[Tx], Awaitable[object]], **options: object
+        ) -> object:
+            kind = WRITERS.get(work.__qualname__.removesuffix(".<locals>.work"), "other")
+            exclusive = options.get("exclusive", True)
+
+            async def timed(tx: Tx) -> object:
+                started = time.perf_counter()
+                try:
+                    return await work(tx)
+                finally:
+                    if exclusive:
+                        self.held[kind] += time.perf_counter() - started
+
+            return await write(bank_id, timed, **options)  # type: ignore[arg-type]
+
+        graph.write = timed_write  # type: ignore[method-assign,assignment]
+
+    def snapshot(self) -> Snapshot:
+        """Now: wall clock, this process's CPU seconds, held seconds by writer."""
+        return time.perf_counter(), time.process_time(), dict(self.held)
+
+
+def breakdown(before: Snapshot, after: Snapshot) -> str:
+    """The shares of the window the bank's write was held, by writer; this process's cores."""
+    wall = after[0] - before[0]
+    held = {kind: (after[2][kind] - before[2].get(kind, 0.0)) / wall for kind in after[2]}
+    parts = ", ".join(f"{kind} {share:.2f}" for kind, share in sorted(held.items()))
+    return (
+        f"bank write held {sum(held.values()):.2f} of the window ({parts}); "
+        f"this process {(after[1] - before[1]) / wall:.2f} cores"
+    )
+
+
 async def warm_up(runtime: Runtime, facts: int, batch: int) -> None:
     """Retain ``facts`` into a throwaway bank first, uncounted.
 
@@ -219,6 +277,7 @@ async def run_mode(
     sizes: list[int],
     batch: int,
     concurrency: int,
+    clock: WriteClock,
     catch_up_s: float = 0.0,
 ) -> list[Window]:
     """Grow one fresh bank to each size in turn; print the window's throughput at each."""
@@ -228,6 +287,7 @@ async def run_mode(
     facts = window_facts = 0
     windows: list[Window] = []
     window_start = time.perf_counter()
+    window_clock = clock.snapshot()
 
     async def client(target: int) -> None:
         # Several clients retain into the same bank at once, as agents would: extraction and
@@ -249,7 +309,8 @@ async def run_mode(
                 f"  pending {await pending(runtime, bank_id):,d}",
                 flush=True,
             )
-            window_start, window_facts = time.perf_counter(), 0
+            print(f"{mode:6s}   {breakdown(window_clock, clock.snapshot())}", flush=True)
+            window_start, window_facts, window_clock = time.perf_counter(), 0, clock.snapshot()
         ratio = windows[-1].ms_per_fact / windows[0].ms_per_fact
         print(f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x", flush=True)
         waiting = await pending(runtime, bank_id)
@@ -331,6 +392,7 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
             {}, data_dir=data_dir, neo4j_uri=args.neo4j_uri, **tuning, **benchmark_neo4j_auth()
         )
         async with Runtime.open(settings, background=False) as runtime:
+            clock = WriteClock(runtime.graph)
             if args.warmup > 0:
                 await warm_up(runtime, args.warmup, args.batch)
             runs = [False, True] if args.compare_consolidation else [not args.no_consolidation]
@@ -343,7 +405,7 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
                 for mode in args.modes.split(","):
                     key = f"{mode} {label}" if args.compare_consolidation else mode
                     report[key] = await run_mode(
-                        runtime, mode, sizes, args.batch, args.concurrency, args.catch_up
+                        runtime, mode, sizes, args.batch, args.concurrency, clock, args.catch_up
                     )
                 await runtime.worker.stop()
     return report

@@ -36,6 +36,18 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
         sizes = [int(size.replace(",", "")) for size, _ in windows]
         assert sizes[0] >= 60 and sizes[1] >= 200  # the bank grew to each checkpoint
         assert all(float(rate) > 0 for _, rate in windows)
+        # Under each window, where its time went: the bank's write held, by writer.
+        held = re.findall(
+            rf"^{mode}\s+bank write held ([\d.]+) of the window \((.*)\); "
+            r"this process ([\d.]+) cores$",
+            out,
+            re.M,
+        )
+        assert len(held) == 2, out
+        for total, parts, cores in held:
+            shares = dict(part.rsplit(" ", 1) for part in parts.split(", "))
+            assert float(shares["first pass"]) > 0 and float(cores) > 0, out
+            assert float(total) == pytest.approx(sum(map(float, shares.values())), abs=0.02)
         assert re.search(rf"^{mode}\s+per-fact cost at [\d,]+ / at 60: [\d.]+x$", out, re.M), out
 
 
