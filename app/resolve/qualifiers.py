@@ -5,7 +5,7 @@ clinic", "Tobias Lindqvist, the landlord". Two mentions of one name with qualifi
 kind that cannot name the same thing (Tacoma / Spokane) are two things, whatever their names
 and timing say; a qualifier both share supports the merge like shared company does.
 
-Kinds: ``place`` ("in/on X", "up in X", or "at/from X" where X is a place mention; for a
+Kinds: ``place`` ("in X", "up in X", or "at/from/on X" where X is a place mention; for a
 thing also a place mention right before its name, "the Zadar Brodoservis", or in an appositive
 saying what and where it is, ", a chandlery on the Split waterfront", also before the name,
 "The bakery in Mechelen, Kruimel,"), ``organization`` ("from/at/of X" otherwise), ``role`` (an
@@ -394,6 +394,11 @@ def _after(
             return None
         kind = tclass if tclass in ("place", "organization") else _kind_of(word)
     else:
+        if word == "on":
+            # "reviewed it on Yelp", "open on Sundays": before a word that is not a place
+            # mention, "on" names a medium, a day or a thing far more often than a place, and a
+            # wrong place would part one thing in two. A street named as a place still counts.
+            return None
         run = _CAPITALISED.match(content, at)
         if run is None:
             return None

@@ -509,3 +509,21 @@ def test_a_place_that_modifies_what_a_thing_is_says_where_it_is() -> None:
         ("Leith", "place"),
     )
     assert clause == ()
+
+
+def test_on_names_a_place_only_when_the_text_names_one_there() -> None:
+    # "on" before a word that is no place mention is a medium or a day, and a place read from it
+    # would part one bakery in two; a street the fact names as a place still tells two apart.
+    [medium] = _said(
+        "Tomas reviewed Larkspur Bakery on Yelp.",
+        ("Tomas", "person"),
+        ("Larkspur Bakery", "organization"),
+    )[1:]
+    [day] = _said("Larkspur Bakery on Sundays sells rye.", ("Larkspur Bakery", "organization"))
+    [street, _] = _said(
+        "Larkspur Bakery on Quay Street opened.",
+        ("Larkspur Bakery", "organization"),
+        ("Quay Street", "place"),
+    )
+    assert medium == () and day == ()
+    assert _keys(street) == [("place", "quay street")]
