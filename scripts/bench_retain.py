@@ -190,8 +190,14 @@ class Window(msgspec.Struct, frozen=True):
         return 1000 * self.seconds / max(self.window_facts, 1)
 
 
-# A WriteClock's reading: wall clock, this process's CPU seconds, held seconds by writer.
-Snapshot = tuple[float, float, dict[str, float]]
+class Snapshot(msgspec.Struct, frozen=True):
+    """A WriteClock's reading."""
+
+    wall_s: float
+    cpu_s: float  # this process's, every thread
+    held_s: dict[str, float]  # the bank's write held, by writer
+
+
 # The works of Graph.write that retain runs, by name (see WriteClock).
 WRITERS = {"RetainPipeline._write": "first pass", "RetainPipeline._settle": "settle"}
 
@@ -228,18 +234,18 @@ class WriteClock:
         graph.write = timed_write  # type: ignore[method-assign,assignment]
 
     def snapshot(self) -> Snapshot:
-        """Now: wall clock, this process's CPU seconds, held seconds by writer."""
-        return time.perf_counter(), time.process_time(), dict(self.held)
+        """The clock's reading now."""
+        return Snapshot(time.perf_counter(), time.process_time(), dict(self.held))
 
 
 def breakdown(before: Snapshot, after: Snapshot) -> str:
     """The shares of the window the bank's write was held, by writer; this process's cores."""
-    wall = after[0] - before[0]
-    held = {kind: (after[2][kind] - before[2].get(kind, 0.0)) / wall for kind in after[2]}
+    wall = after.wall_s - before.wall_s
+    held = {kind: (s - before.held_s.get(kind, 0.0)) / wall for kind, s in after.held_s.items()}
     parts = ", ".join(f"{kind} {share:.2f}" for kind, share in sorted(held.items()))
     return (
         f"bank write held {sum(held.values()):.2f} of the window ({parts}); "
-        f"this process {(after[1] - before[1]) / wall:.2f} cores"
+        f"this process {(after.cpu_s - before.cpu_s) / wall:.2f} cores"
     )
 
 
@@ -309,8 +315,10 @@ async def run_mode(
                 f"  pending {await pending(runtime, bank_id):,d}",
                 flush=True,
             )
-            print(f"{mode:6s}   {breakdown(window_clock, clock.snapshot())}", flush=True)
-            window_start, window_facts, window_clock = time.perf_counter(), 0, clock.snapshot()
+            # One reading ends this window and starts the next: no time falls between them.
+            reading = clock.snapshot()
+            print(f"{mode:6s}   {breakdown(window_clock, reading)}", flush=True)
+            window_start, window_facts, window_clock = time.perf_counter(), 0, reading
         ratio = windows[-1].ms_per_fact / windows[0].ms_per_fact
         print(f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x", flush=True)
         waiting = await pending(runtime, bank_id)
