@@ -109,6 +109,23 @@ KIN_TITLES = frozenset(
         *("ciocia", "wujek", "mamie", "tonton"),
     }
 )
+# "Mr" and "Mrs" as other languages write them before a name ("Herr Kröger", "Señora Pilar",
+# "Mme Fortier"), folded: a user's notes keep the form the person is addressed by, and read as a
+# word of the name "Herr Kröger" could never be the "Jürgen Kröger" it is said of. Forms that
+# are given names or surnames as often ("Don", "Dona", "Pan") are left out.
+ADDRESS_TITLES_ABROAD = {
+    **dict.fromkeys(
+        ("herr", "senor", "senhor", "signor", "signore", "monsieur", "meneer"),
+        "man",
+    ),
+    **dict.fromkeys(
+        (
+            *("frau", "fraulein", "senora", "sra", "senorita", "srta", "senhora", "signora"),
+            *("madame", "mme", "mademoiselle", "mlle", "mevrouw", "mevr", "fru"),
+        ),
+        "woman",
+    ),
+}
 # Leading tokens that are professional, social or kinship titles, not part of a person's name.
 PERSON_TITLES = (
     OFFICE_TITLES
@@ -126,6 +143,9 @@ PERSON_TITLES = (
         "sir",
         "dame",
         "hon",
+        # "Sr." is "Señor" in Spanish and Portuguese and "Sister" in English: a title, of no kind.
+        "sr",
+        *ADDRESS_TITLES_ABROAD,
     }
 )
 # Titles that say who a person is taken for, by kind: one person is written about with one of
@@ -142,6 +162,7 @@ ADDRESS_TITLES = {
     "ms": "woman",
     "miss": "woman",
     "dame": "woman",
+    **ADDRESS_TITLES_ABROAD,
 }
 # Nouns a text calls a person by that say which of ``ADDRESS_TITLES``' "man" and "woman" the
 # person is taken for ("her husband, Tadeusz", "Ana, my sister,"): a "Mrs" of that surname is

@@ -802,7 +802,7 @@ def _name_words_before(
             or token.ent_type_
             or token.idx in verb_openings
             or word.casefold() in _NOT_NAMES
-            or word.casefold() in PERSON_TITLES
+            or fold(word.casefold()) in PERSON_TITLES
             or (len(word) > _PARTICLE_LENGTH and _is_english(word, english))
         ):
             break
@@ -831,7 +831,7 @@ def _name_mention(text: str, start: int, end: int, kind: str) -> Iterable[_Menti
 
 
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+")
-_TITLE_BEFORE = re.compile(r"(?<![\w.])([A-Z][a-z]+)\.?[ \t]+$")
+_TITLE_BEFORE = re.compile(r"(?<![\w.])([A-Z][^\W\d_]+)\.?[ \t]+$")
 
 
 def _list_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -884,7 +884,7 @@ def _opens_with_title(name: str) -> bool:
     first, _, rest = name.partition(" ")
     return (
         bool(rest)
-        and first.rstrip(".").casefold() in PERSON_TITLES
+        and fold(first.rstrip(".").casefold()) in PERSON_TITLES
         and rest.rsplit(" ", 1)[-1].rstrip(".").casefold() not in PLACE_KIND_WORDS
     )
 
@@ -892,7 +892,7 @@ def _opens_with_title(name: str) -> bool:
 def _title_start(text: str, start: int) -> int | None:
     """Where a title right before a name begins ("Mrs. Kovač", "Captain Osei"), if there is one."""
     match = _TITLE_BEFORE.search(text, max(0, start - 16), start)
-    if match is None or match.group(1).casefold() not in PERSON_TITLES:
+    if match is None or fold(match.group(1).casefold()) not in PERSON_TITLES:
         return None
     return match.start(1)
 

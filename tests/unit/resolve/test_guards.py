@@ -155,6 +155,17 @@ def test_a_contraction_with_a_word_left_out_needs_a_word_written_alike():
     assert align_words(form("MS Word", "product"), form("Microsoft Word", "product")) is not None
 
 
+def test_a_title_of_address_in_another_language_is_a_title_of_its_kind() -> None:
+    # Not a word of the name: "Herr Brandt" is said of a "Jürgen Brandt", a "Señora Abril" of
+    # an "Abril Ríos"; "Herr" and "Frau" are a man and a woman, as "Mr" and "Mrs" are.
+    assert token_conflict(form("Herr Brandt", "person"), form("Jürgen Brandt", "person")) is None
+    assert token_conflict(form("Señora Abril", "person"), form("Abril Ríos", "person")) is None
+    assert token_conflict(form("Mme Aubert", "person"), form("Odile Aubert", "person")) is None
+    assert title_conflict(form("Herr Brandt", "person"), form("Frau Brandt", "person"))
+    assert title_conflict(form("Monsieur Roy", "person"), form("Mrs Roy", "person"))
+    assert title_conflict(form("Señora Ríos", "person"), form("Ms Ríos", "person")) is None
+
+
 def test_titles_of_a_man_a_woman_or_a_doctor_are_three_people() -> None:
     assert title_conflict(form("Dr Varley", "person"), form("Mrs Varley", "person"))
     assert title_conflict(form("Mr. Varley", "person"), form("Ms Varley", "person"))

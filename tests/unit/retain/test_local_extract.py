@@ -542,6 +542,9 @@ def test_a_title_before_a_name_is_part_of_its_mention(extractor: LocalExtractor)
         ("Saw Dr. Okonkwo at the clinic.", "Dr. Okonkwo"),
         ("Mrs. Kovač says she has lived here for forty years.", "Mrs. Kovač"),
         ("Lunch with Prof. Aaltonen after the lecture.", "Prof. Aaltonen"),
+        # Titles of other languages, written with their marks.
+        ("Paid Señora Abril for the room.", "Señora Abril"),
+        ("Tea with Frau Lindqvist in the garden.", "Frau Lindqvist"),
     ]:
         [fact] = facts(extractor, text)
         assert name in names(fact), text
