@@ -329,7 +329,7 @@ class GraphResolver:
                 # Full: nothing a lookup finds could join, and at scale a full block's last
                 # frontier is the largest lookup of the walk.
                 break
-            company: set[str] = set()
+            company: Counter[str] = Counter()
             extra: set[tuple[str, str | None]] = set()
             for i in sorted(frontier - anchors):
                 e = ws.entities.get(i)
@@ -341,7 +341,8 @@ class GraphResolver:
             probes = sorted({*probes, *extra}, key=str)
             hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
             named = self._mergeable((row for i, row in hits.items() if i not in found), probes)
-            new = take_within(bound - len(found), named - found, company - found)
+            outside = {n: c for n, c in company.items() if n not in found}
+            new = take_within(bound - len(found), named - found, outside, ws.degree_of)
             if not new:
                 break
             found |= new

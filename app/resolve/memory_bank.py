@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -115,14 +115,14 @@ def block_of(
     for hop in range(BLOCK_HOPS):
         if len(found) >= bound:
             break
-        company: set[str] = set()
+        company: Counter[str] = Counter()
         for i in sorted(frontier):
             e = ws.entities[i]
             if is_anchor(e):
                 continue
             probes.update((k, e.type) for k in e.names)
             if hop < COMPANY_HOPS and not is_hub(e, hub):
-                company.update(n for n in e.neighbours if n in ws.entities)
+                company.update({n: c for n, c in e.neighbours.items() if n in ws.entities})
         named: set[str] = set()
         for key, entity_type in sorted(probes, key=str):
             for i in ws.lookup(key, entity_type):
@@ -133,7 +133,8 @@ def block_of(
                     and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
                 ):
                     named.add(hit.id)
-        new = take_within(bound - len(found), named - found, company - found)
+        outside = {n: c for n, c in company.items() if n not in found}
+        new = take_within(bound - len(found), named - found, outside, ws.degree_of)
         if not new:
             break
         found |= new
@@ -141,15 +142,22 @@ def block_of(
     return found
 
 
-def take_within(room: int, named: set[str], company: set[str]) -> set[str]:
+def take_within(
+    room: int, named: set[str], company: Mapping[str, int], degree: Callable[[str], int]
+) -> set[str]:
     """At most ``room`` of a round's finds: what the names could be first, then company.
 
     A full block leaves some out. The entities a name could resolve to decide identities;
     company only informs them: kept first, every holder of a shared name is replayed, in any
-    arrival order, and the ids (random in the store) choose only among the rest.
+    arrival order. ``company`` counts the facts each neighbour shares with the round's
+    entities; the company shared most informs most and comes first, and of equals the less
+    connected, whose company says more. Ids (random in the store, given in arrival order
+    elsewhere) choose only among what is equal in both, so which company a full block keeps
+    depends on neither the run nor the order.
     """
     taken = sorted(named)[:room]
-    taken += sorted(company - named)[: room - len(taken)]
+    rest = sorted(company.keys() - named, key=lambda i: (-company[i], degree(i), i))
+    taken += rest[: room - len(taken)]
     return set(taken)
 
 

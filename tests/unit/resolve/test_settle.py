@@ -1,7 +1,13 @@
 from datetime import UTC, datetime, timedelta
 
 from app.resolve.batch import FactInput, names_to_load, resolve_one
-from app.resolve.memory_bank import MAX_BLOCK_ENTITIES, MemoryBank, block_of, split_block
+from app.resolve.memory_bank import (
+    MAX_BLOCK_ENTITIES,
+    MemoryBank,
+    block_of,
+    split_block,
+    take_within,
+)
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, hub_degree
 from app.resolve.settle import SettleFact, SettleMention, plan, replay
@@ -515,6 +521,19 @@ def test_a_settle_covering_many_writes_still_takes_in_the_holders_of_their_names
     # The joined writes also named a bare "Farah".
     block = block_of(ws, [("farah", "person")], touched)
     assert bank.facts[0].mentions[0].entity_id in block
+
+
+def test_a_full_block_keeps_the_company_shared_most_whatever_the_ids() -> None:
+    # Three facts with the clinic, one with the bakery and with the gym: room for two more.
+    company = {"z-clinic": 3, "a-bakery": 1, "m-gym": 1}
+    degree = {"z-clinic": 40, "a-bakery": 12, "m-gym": 2}.__getitem__
+    assert take_within(3, {"q-holder"}, company, degree) == {"q-holder", "z-clinic", "m-gym"}
+    # The names come first, whatever the company.
+    assert take_within(1, {"q-holder"}, company, degree) == {"q-holder"}
+    # Renamed ids (another run, another order) keep the same picks.
+    renamed = {"a-clinic": 3, "z-bakery": 1, "b-gym": 1}
+    degree2 = {"a-clinic": 40, "z-bakery": 12, "b-gym": 2}.__getitem__
+    assert take_within(2, set(), renamed, degree2) == {"a-clinic", "b-gym"}
 
 
 def test_a_name_written_with_another_title_is_another_person_in_any_order() -> None:
