@@ -109,9 +109,9 @@ KIN_TITLES = frozenset(
         *("ciocia", "wujek", "mamie", "tonton"),
     }
 )
-# "Mr" and "Mrs" as other languages write them before a name ("Herr Kröger", "Señora Pilar",
-# "Mme Fortier"), folded: a user's notes keep the form the person is addressed by, and read as a
-# word of the name "Herr Kröger" could never be the "Jürgen Kröger" it is said of. Forms that
+# "Mr" and "Mrs" as other languages write them before a name ("Herr Brandt", "Señora Abril",
+# "Mme Aubert"), folded: a user's notes keep the form the person is addressed by, and read as a
+# word of the name "Herr Brandt" could never be the "Jürgen Brandt" it is said of. Forms that
 # are given names or surnames as often ("Don", "Dona", "Pan") are left out.
 ADDRESS_TITLES_ABROAD = {
     **dict.fromkeys(
