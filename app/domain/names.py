@@ -549,6 +549,15 @@ def person_title(form: NameForm) -> str | None:
     return form.tokens[0] if form.tokens[0] in PERSON_TITLES else None
 
 
+def is_person_title(word: str) -> bool:
+    """Whether one written word is a person's title ("Dr.", "Señora", "MME").
+
+    In any case, with or without its marks and its full stop, as ``name_form`` reads a title.
+    """
+    tokens = name_tokens(name_key(word))
+    return len(tokens) == 1 and tokens[0] in PERSON_TITLES
+
+
 def _strip_decorations(tokens: tuple[str, ...], tclass: str) -> tuple[tuple[str, ...], str]:
     """Drop titles (persons), legal suffixes (organisations) and type heads; never everything.
 

@@ -34,9 +34,9 @@ from app.domain.dates import MONTH_NAMES, SEASON_NAMES, WEEKDAY_NAMES, as_utc, o
 from app.domain.facts import SPEAKER_PREFIX, ExtractedFactType
 from app.domain.names import (
     NAME_PARTICLES,
-    PERSON_TITLES,
     PLACE_KIND_WORDS,
     fold,
+    is_person_title,
     may_be_a_person,
     read_as_person,
 )
@@ -802,7 +802,7 @@ def _name_words_before(
             or token.ent_type_
             or token.idx in verb_openings
             or word.casefold() in _NOT_NAMES
-            or fold(word.casefold()) in PERSON_TITLES
+            or is_person_title(word)
             or (len(word) > _PARTICLE_LENGTH and _is_english(word, english))
         ):
             break
@@ -884,7 +884,7 @@ def _opens_with_title(name: str) -> bool:
     first, _, rest = name.partition(" ")
     return (
         bool(rest)
-        and fold(first.rstrip(".").casefold()) in PERSON_TITLES
+        and is_person_title(first)
         and rest.rsplit(" ", 1)[-1].rstrip(".").casefold() not in PLACE_KIND_WORDS
     )
 
@@ -892,7 +892,7 @@ def _opens_with_title(name: str) -> bool:
 def _title_start(text: str, start: int) -> int | None:
     """Where a title right before a name begins ("Mrs. Kovač", "Captain Osei"), if there is one."""
     match = _TITLE_BEFORE.search(text, max(0, start - 16), start)
-    if match is None or fold(match.group(1).casefold()) not in PERSON_TITLES:
+    if match is None or not is_person_title(match.group(1)):
         return None
     return match.start(1)
 
