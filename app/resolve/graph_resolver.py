@@ -341,8 +341,7 @@ class GraphResolver:
             probes = sorted({*probes, *extra}, key=str)
             hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
             named = self._mergeable((row for i, row in hits.items() if i not in found), probes)
-            outside = {n: c for n, c in company.items() if n not in found}
-            new = take_within(bound - len(found), named - found, outside, ws.degree_of)
+            new = take_within(bound - len(found), found, named, company, ws.degree_of)
             if not new:
                 break
             found |= new

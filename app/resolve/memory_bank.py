@@ -133,8 +133,7 @@ def block_of(
                     and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
                 ):
                     named.add(hit.id)
-        outside = {n: c for n, c in company.items() if n not in found}
-        new = take_within(bound - len(found), named - found, outside, ws.degree_of)
+        new = take_within(bound - len(found), found, named, company, ws.degree_of)
         if not new:
             break
         found |= new
@@ -143,9 +142,13 @@ def block_of(
 
 
 def take_within(
-    room: int, named: set[str], company: Mapping[str, int], degree: Callable[[str], int]
+    room: int,
+    found: set[str],
+    named: set[str],
+    company: Mapping[str, int],
+    degree: Callable[[str], int],
 ) -> set[str]:
-    """At most ``room`` of a round's finds: what the names could be first, then company.
+    """At most ``room`` of a round's finds outside ``found``: the names' holders, then company.
 
     A full block leaves some out. The entities a name could resolve to decide identities;
     company only informs them: kept first, every holder of a shared name is replayed, in any
@@ -155,8 +158,8 @@ def take_within(
     elsewhere) choose only among what is equal in both, so which company a full block keeps
     depends on neither the run nor the order.
     """
-    taken = sorted(named)[:room]
-    rest = sorted(company.keys() - named, key=lambda i: (-company[i], degree(i), i))
+    taken = sorted(named - found)[:room]
+    rest = sorted(company.keys() - named - found, key=lambda i: (-company[i], degree(i), i))
     taken += rest[: room - len(taken)]
     return set(taken)
 

@@ -527,13 +527,13 @@ def test_a_full_block_keeps_the_company_shared_most_whatever_the_ids() -> None:
     # Three facts with the clinic, one with the bakery and with the gym: room for two more.
     company = {"z-clinic": 3, "a-bakery": 1, "m-gym": 1}
     degree = {"z-clinic": 40, "a-bakery": 12, "m-gym": 2}.__getitem__
-    assert take_within(3, {"q-holder"}, company, degree) == {"q-holder", "z-clinic", "m-gym"}
+    assert take_within(3, set(), {"q-holder"}, company, degree) == {"q-holder", "z-clinic", "m-gym"}
     # The names come first, whatever the company.
-    assert take_within(1, {"q-holder"}, company, degree) == {"q-holder"}
+    assert take_within(1, set(), {"q-holder"}, company, degree) == {"q-holder"}
     # Renamed ids (another run, another order) keep the same picks.
     renamed = {"a-clinic": 3, "z-bakery": 1, "b-gym": 1}
     degree2 = {"a-clinic": 40, "z-bakery": 12, "b-gym": 2}.__getitem__
-    assert take_within(2, set(), renamed, degree2) == {"a-clinic", "b-gym"}
+    assert take_within(2, set(), set(), renamed, degree2) == {"a-clinic", "b-gym"}
 
 
 def test_a_name_written_with_another_title_is_another_person_in_any_order() -> None:
