@@ -5,14 +5,16 @@ another), for one batch of facts:
 
 1. load: the index candidates of every name of the batch (exact name key, then the full-text
    lookup index), then the candidates of those entities' own names (re-evaluation looks them
-   up), into a ``WorkingSet``;
-2. decide: ``batch.resolve_one`` per fact, in order, over the working set (pure);
+   up), into a ``WorkingSet``, each with its neighbours below the hub degree (decision 0076);
+2. decide: ``batch.resolve_one`` per fact, in order, over the working set (pure); again, with
+   the edges its loads left out, if it merged two entities that were named side by side;
 3. persist what the working set recorded: new entities, name claims with provenance, merges
    that re-evaluation decided (audited, reversible), reviews, lookup fields.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -182,14 +184,21 @@ class GraphResolver:
         )
         bank_entities = int(count[0]["n"])
         names = names_to_load(inputs)
+        # A neighbour at or above the hub degree this batch can reach (were each of its names
+        # a new entity) is a hub throughout it: it weighs nothing as company
+        # (``scoring.neighbour_weight``) and is not loaded. A dense bank's entities have
+        # hundreds of such neighbours; reading them was most of a first pass's load. A
+        # settle (``_block``) still loads every neighbour: its block takes them as company.
+        hub = hub_degree(bank_entities + len(names), self._policy)
+        below = None if math.isinf(hub) else hub
         ws = WorkingSet(self._policy, bank_entities=bank_entities)
-        loaded = await self._load_for(tx, bank.id, names, ws)
+        loaded = await self._load_for(tx, bank.id, names, ws, below=below)
         # Re-evaluation looks candidates up by every name of the entities the batch touches
         # (a bare "Ivanova" finds every Ivanova). Most of those are among the entities just
         # loaded, so what their other names find is loaded now, before the run.
         stored_names = _names_of(ws)
         early = await self._reevaluation_targets(tx, bank.id, names, stored_names, set(ws.entities))
-        await self._load_entities(tx, bank.id, early, ws)
+        await self._load_entities(tx, bank.id, early, ws, below=below)
         loaded |= early
         stored_names = _names_of(ws)
         assigned = [resolve_one(ws, fact) for fact in inputs]
@@ -205,10 +214,23 @@ class GraphResolver:
             if subjects & early
             else set()
         )
-        if extra:
-            ws = WorkingSet(self._policy, bank_entities=bank_entities)
-            await self._load_entities(tx, bank.id, loaded | extra, ws)
-            assigned = [resolve_one(ws, fact) for fact in inputs]
+        # Two entities named side by side in one fact are never merged (``reconsider``), but
+        # an edge between two hubs was listed by neither's load: if the run merged stored
+        # entities that share one, it runs again with those edges listed.
+        edges: dict[tuple[str, str], int] = {}
+        rerun = bool(extra)
+        while True:
+            if rerun:
+                ws = WorkingSet(self._policy, bank_entities=bank_entities)
+                await self._load_entities(tx, bank.id, loaded | extra, ws, below=below)
+                for (a, b), together in sorted(edges.items()):
+                    ws.list_stored_edge(a, b, together)
+                assigned = [resolve_one(ws, fact) for fact in inputs]
+            hidden = await self._merged_apart(tx, bank.id, ws, loaded | extra, edges)
+            if not hidden:
+                break
+            edges |= hidden
+            rerun = True
         await self._persist(tx, bank.id, ws)
         out: list[list[ResolvedMention]] = []
         for fact, ids in zip(facts, assigned, strict=True):
@@ -364,13 +386,49 @@ class GraphResolver:
     # -- load ---------------------------------------------------------------------------------
 
     async def _load_for(
-        self, tx: Tx, bank_id: str, names: Sequence[tuple[str, str | None]], ws: WorkingSet
+        self,
+        tx: Tx,
+        bank_id: str,
+        names: Sequence[tuple[str, str | None]],
+        ws: WorkingSet,
+        *,
+        below: float | None,
     ) -> set[str]:
         """Load the stored entities that ``names`` could resolve to; returns their ids."""
         hits = await self._lookup(tx, bank_id, names)
         found = self._mergeable(hits.values(), names)
-        await self._load_entities(tx, bank_id, found, ws)
+        await self._load_entities(tx, bank_id, found, ws, below=below)
         return found
+
+    async def _merged_apart(
+        self,
+        tx: Tx,
+        bank_id: str,
+        ws: WorkingSet,
+        stored: set[str],
+        known: dict[tuple[str, str], int],
+    ) -> dict[tuple[str, str], int]:
+        """The stored co-occurrences, not in ``known``, between stored entities a run made one.
+
+        A run merges only entities it saw no edge between, so each one found here is an edge
+        its loads left out (a hub, not listed as anyone's neighbour), keyed by its ids in order.
+        """
+        into: dict[str, list[str]] = {}
+        for i in sorted({i for m in ws.merges for i in (m.keep, m.gone)} & stored):
+            into.setdefault(ws.final(i), []).append(i)
+        pairs = [
+            {"a": a, "b": b}
+            for one in into.values()
+            for n, a in enumerate(one)
+            for b in one[n + 1 :]
+            if (a, b) not in known
+        ]
+        if not pairs:
+            return {}
+        rows = await tx.rows(
+            "resolve/co_occurrence", {"bank_id": bank_id, "pairs": pairs}, _EdgeRow
+        )
+        return {(row.a, row.b): row.count for row in rows}
 
     async def _reevaluation_targets(
         self,
@@ -439,8 +497,13 @@ class GraphResolver:
         )
         return {row.id: row for row in rows}
 
-    async def _load_entities(self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet) -> None:
-        """Load entities (and the degree and series of their neighbours) into ``ws``."""
+    async def _load_entities(
+        self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet, *, below: float | None = None
+    ) -> None:
+        """Load entities (and the degree and series of their neighbours) into ``ws``.
+
+        ``below``: list only the neighbours of a lower degree (None: all of them).
+        """
         if not ids:
             return
         loaded = await tx.rows(
@@ -449,6 +512,7 @@ class GraphResolver:
                 "bank_id": bank_id,
                 "ids": sorted(ids),
                 "max_neighbours": MAX_NEIGHBOURS,
+                "hub": below,
                 "known": sorted(ws.neighbour_info),
             },
             _LoadedRow,
@@ -561,6 +625,12 @@ async def merge_entities(
         },
     )
     return merge_id
+
+
+class _EdgeRow(msgspec.Struct):
+    a: str
+    b: str
+    count: int
 
 
 class _CountsRow(msgspec.Struct):

@@ -180,6 +180,16 @@ class WorkingSet:
             self._index_name(entity.id, key, entity.type)
         self._invalidate([entity.id], degree_changed=True)
 
+    def list_stored_edge(self, a: str, b: str, count: int) -> None:
+        """List a stored co-occurrence of two loaded entities that their loads left out."""
+        for x, y in ((a, b), (b, a)):
+            entity = self.entities[x]
+            if y not in entity.neighbours:
+                entity.neighbours[y] = count
+                # The edge was counted in its degree, as one of the neighbours not listed.
+                entity.unloaded_degree = max(0, entity.unloaded_degree - 1)
+        self._invalidate([a, b], degree_changed=True)
+
     def keep_degree(self, eid: str, degree: int) -> None:
         """Count ``eid``'s degree as at least ``degree`` (what it is known to have elsewhere).
 

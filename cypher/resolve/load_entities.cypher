@@ -4,9 +4,11 @@
 // distinct neighbour not in $known. A popular entity has hundreds of neighbours, most of them
 // shared with the other candidates, so each neighbour's degree is read once per statement,
 // not once per pair, and not again for neighbours an earlier load of the batch read.
+// With $hub (null: every neighbour), no neighbour of that degree or more is listed: a hub
+// weighs nothing as company, and in a dense bank hubs are most of every entity's neighbours.
 // One row: `entities` (in the order of $ids) and `neighbours`. Times come as ISO 8601 text:
 // the driver decodes a temporal value in pure Python, at a cost that shows in every write.
-// params: $bank_id, $ids, $max_neighbours, $known
+// params: $bank_id, $ids, $max_neighbours, $hub, $known
 // mode: read
 UNWIND $ids AS id
 MATCH (e:Entity {bank_id: $bank_id, id: id})
@@ -16,6 +18,7 @@ CALL (e) {
 }
 CALL (e) {
   MATCH (e)-[r:CO_OCCURS]-(o:Entity)
+  WHERE $hub IS NULL OR COUNT { (o)-[:CO_OCCURS]-() } < $hub
   WITH o, r.count AS count ORDER BY count DESC, o.id LIMIT $max_neighbours
   RETURN collect(o.id) AS neighbour_ids, collect(count) AS neighbour_counts
 }

@@ -9,6 +9,7 @@ the same number of resolution statements, and resolve to the stored entities.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -18,8 +19,8 @@ from typing import Any
 import pytest
 
 from app.curate.schemas.banks import BankUpdate
-from app.resolve.bulk import SeedEntity, seed_entities
-from app.resolve.graph_resolver import LOOKUP_LIMIT, lookup_query
+from app.resolve.bulk import SeedEntity, SeedPair, seed_co_occurrences, seed_entities
+from app.resolve.graph_resolver import LOOKUP_LIMIT, GraphResolver, lookup_query
 from app.retain.schemas import EntityHint, RetainItem
 from app.runtime import Runtime
 from app.store.graph import Tx
@@ -72,17 +73,35 @@ async def people_bank(runtime: Runtime, bank_id: str) -> AsyncIterator[str]:
 def count_resolution_statements(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Counter[str]:
-    """Counts, by name, the entity resolution statements run in transactions from now on."""
+    """Counts, by name, the statements a write's resolution runs from now on.
+
+    A write's settle runs after it, in a transaction of its own, whenever the worker gets to
+    it: its statements are not counted, or the count would depend on that timing.
+    """
     counts: Counter[str] = Counter()
+    in_write = contextvars.ContextVar("in_write", default=False)
     real: Callable[..., Any] = Tx.run
 
     @functools.wraps(real)
     async def run(self: Tx, name: str, *args: Any, **kwargs: Any) -> Any:
-        if name.startswith("resolve/"):
+        if name.startswith("resolve/") and in_write.get():
             counts[name] += 1
         return await real(self, name, *args, **kwargs)
 
+    def counted(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            token = in_write.set(True)
+            try:
+                return await method(*args, **kwargs)
+            finally:
+                in_write.reset(token)
+
+        return wrapper
+
     monkeypatch.setattr(Tx, "run", run)
+    for method in ("resolve", "record_mentions"):
+        monkeypatch.setattr(GraphResolver, method, counted(getattr(GraphResolver, method)))
     return counts
 
 
@@ -133,4 +152,42 @@ async def test_a_bare_name_finds_its_full_names_past_many_entities_called_by_it_
     rows = await runtime.graph.write(bank_id, lookup)
     found = {r["id"] for r in rows}
     assert found == {e.id for e in alone} | {"babic"}
+    await runtime.banks.delete(bank_id)
+
+
+async def test_two_popular_namesakes_once_named_together_stay_two(
+    runtime: Runtime, bank_id: str, graph_probe: GraphProbe
+) -> None:
+    # Sarah Chen and a Sarah, named side by side once, each met with everyone else in the
+    # bank: both are hubs, which a write's first pass does not list as anyone's neighbour.
+    # Named together, they are two people, whatever a later write says of Sarah.
+    await runtime.banks.put(bank_id, BankUpdate())
+    at = datetime(2031, 1, 1, tzinfo=UTC)
+
+    def seeded(eid: str, name: str, kind: str, mentions: int = 1) -> SeedEntity:
+        return SeedEntity(
+            id=eid, name=name, type=kind, first_seen=at, last_seen=at, mention_count=mentions
+        )
+
+    pair = [seeded("a-chen", "Sarah Chen", "person", 30), seeded("b-sarah", "Sarah", "person", 3)]
+    others = [seeded(f"c-{i:02d}", p, "person") for i, p in enumerate(PEOPLE)]
+    others += [seeded(f"d-{i:02d}", c, "place") for i, c in enumerate(CITIES)]
+    edges = [SeedPair("a-chen", "b-sarah", 1, at, at)]
+    edges += [SeedPair(s.id, o.id, 2, at, at) for s in pair for o in others]
+
+    async def seed(tx: Tx) -> None:
+        await seed_entities(tx, bank_id, [*pair, *others])
+        await seed_co_occurrences(tx, bank_id, edges)
+
+    await runtime.graph.write(bank_id, seed)
+    hint = EntityHint(text="Sarah", type="person")
+    await runtime.retainer.retain(
+        bank_id, [RetainItem(content="a call about the quarterly numbers.", entities=[hint])]
+    )
+    await runtime.retainer.wait_idle()
+    rows = graph_probe.rows(
+        "MATCH (e:Entity {bank_id: $b}) WHERE e.id IN ['a-chen', 'b-sarah'] RETURN e.id AS id",
+        b=bank_id,
+    )
+    assert sorted(r["id"] for r in rows) == ["a-chen", "b-sarah"]
     await runtime.banks.delete(bank_id)

@@ -172,3 +172,18 @@ def test_a_review_names_the_strongest_rivals_only_and_is_filed_once():
     limit = DEFAULT_POLICY.review_candidates
     assert filed.others == tuple(rivals[:limit])
     assert [e.entity_id for e in filed.evidence] == rivals[:limit]
+
+
+def test_an_edge_a_load_left_out_is_listed_on_both_sides_and_counted_once():
+    # Two popular people, each loaded without its hub neighbours (counted, not listed): the
+    # edge between them is listed later, when a merge needs to know it is there.
+    ws = WorkingSet(bank_entities=40)
+    for eid, unlisted in (("sarah", 30), ("chen", 40)):
+        entity = person(eid, quiet=1)
+        entity.unloaded_degree = unlisted
+        ws.load(entity)
+    before = ws.degree_of("sarah"), ws.degree_of("chen")
+    ws.list_stored_edge("sarah", "chen", 2)
+    assert ws.entities["sarah"].neighbours["chen"] == ws.entities["chen"].neighbours["sarah"] == 2
+    assert (ws.degree_of("sarah"), ws.degree_of("chen")) == before == (31, 41)
+    assert "chen" in {n.entity_id for n in ws.candidate("sarah").neighbours}
