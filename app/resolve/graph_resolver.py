@@ -218,15 +218,16 @@ class GraphResolver:
         # an edge between two hubs was listed by neither's load: if the run merged stored
         # entities that share one, it runs again with those edges listed.
         edges: dict[tuple[str, str], int] = {}
+        stored = loaded | extra
         rerun = bool(extra)
         while True:
             if rerun:
                 ws = WorkingSet(self._policy, bank_entities=bank_entities)
-                await self._load_entities(tx, bank.id, loaded | extra, ws, below=below)
+                await self._load_entities(tx, bank.id, stored, ws, below=below)
                 for (a, b), together in sorted(edges.items()):
                     ws.list_stored_edge(a, b, together)
                 assigned = [resolve_one(ws, fact) for fact in inputs]
-            hidden = await self._merged_apart(tx, bank.id, ws, loaded | extra, edges)
+            hidden = await self._merged_apart(tx, bank.id, ws, stored, edges)
             if not hidden:
                 break
             edges |= hidden
