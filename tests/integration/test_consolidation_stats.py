@@ -41,6 +41,8 @@ async def test_facts_stay_pending_until_their_observation_is_searchable(
         await runtime.banks.put(bank, BankUpdate(retain_extraction_mode="local"))
         for n, text in enumerate(RESTATED):
             await runtime.retainer.retain(bank, [RetainItem(content=text, document_id=f"d{n}")])
+        # A retain is answered once written; consolidation takes a fact once it is published.
+        await runtime.retainer.published(bank)
         before = await runtime.banks.stats(bank)
         assert (before.pending_consolidation, before.last_consolidated_at) == (2, None)
 
