@@ -117,8 +117,8 @@ def company_groups(
 
     ``facts`` as ``company_texts`` reads them; ``vectors``: the embedding of each text it gave
     (a slot without one is linked to nothing). ``shared``: the name keys the text says more
-    than one holds (``shared_names``): their facts are parted at the average-linkage tree's top
-    cut (``_parted``), without asking whether the parts are apart enough. ``beside``: fact id →
+    than one holds (``shared_names``): their facts are parted by the average-linkage tree
+    (``_parted``), without asking whether the parts are apart enough. ``beside``: fact id →
     the name keys of the other things the fact names, hubs left out; groups of a name not said
     to be shared that write ``SHARED_COMPANY`` of the same ones are one person's. Then each
     short name (a bare given name, a title and a surname) is read against the one full name it
@@ -310,36 +310,50 @@ class _Linked:
 
 
 def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:
-    """The groups of facts of a name the text says is shared: the average-linkage tree's top cut.
+    """The groups of facts of a name the text says is shared, cut from the average-linkage tree.
 
     Joining the most alike groups first, on their mean likeness (not on their most alike pair,
-    which one common word makes high), the last state with two groups or more of ``MIN_GROUP``
-    facts gives the groups; smaller ones are left unlabelled. Whether two namesakes exist is
+    which one common word makes high), the groups are cut at the node of the tree that joins
+    two groups of ``MIN_GROUP`` facts or more, while no other group is as large, whose smaller
+    group is largest (else at the last state with two such groups); smaller ones are left
+    unlabelled. The tree's top is no cut for two holders written about alike (two people of
+    one trade): they join before a few odd facts that are alike to nothing else do, and the
+    top parts the odd facts from both. Whether two namesakes exist is
     what the text said, so the groups are not asked to be apart (``APART_SIMILARITY``).
     """
     ordered = sorted(slots)
     if len(ordered) < 2 * MIN_GROUP:
         return []
-    found = [g for g in _average_cut(_similarity(ordered, vectors)) if len(g) >= MIN_GROUP]
+    similarity = _similarity(ordered, vectors)
+    cut = _average_cut(similarity, balanced=True) or _average_cut(similarity)
+    found = [g for g in cut if len(g) >= MIN_GROUP]
     return [[ordered[x] for x in group] for group in found]
 
 
-def _average_cut(similarity: npt.NDArray[np.float64]) -> list[list[int]]:
+def _average_cut(similarity: npt.NDArray[np.float64], *, balanced: bool = False) -> list[list[int]]:
     """Every group of the last state of the average-linkage tree with two of ``MIN_GROUP``.
 
     Joining the most alike groups first, on their mean likeness. Sorted; none when no state
-    has two groups of ``MIN_GROUP`` items.
+    has two groups of ``MIN_GROUP`` items. ``balanced``: of the states whose only two such
+    groups are the next to be joined (a node of the tree with two children of ``MIN_GROUP``),
+    the last one whose smaller group is largest.
     """
     members: list[list[int]] = [[x] for x in range(len(similarity))]
     between = similarity.copy()
     np.fill_diagonal(between, -np.inf)
     found: list[list[int]] = []
+    best = 0
     while len(members) > 1:
-        if sum(len(g) >= MIN_GROUP for g in members) >= 2:
-            found = sorted(sorted(g) for g in members)
         flat = int(np.argmax(between))
         a, b = sorted(divmod(flat, len(members)))
         size_a, size_b = len(members[a]), len(members[b])
+        big = sum(len(g) >= MIN_GROUP for g in members)
+        if balanced:
+            node = big == 2 and min(size_a, size_b) >= max(MIN_GROUP, best)
+            if node:
+                found, best = sorted(sorted(g) for g in members), min(size_a, size_b)
+        elif big >= 2:
+            found = sorted(sorted(g) for g in members)
         # Lance-Williams: the mean likeness of the joined group to each other group.
         merged = (size_a * between[a] + size_b * between[b]) / (size_a + size_b)
         between[a], between[:, a] = merged, merged

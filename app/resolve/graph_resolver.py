@@ -308,6 +308,7 @@ class GraphResolver:
                     policy=self._policy,
                     embed=self._embed,
                     stored_vectors=self._stored_vectors,
+                    touched=pending.touched,
                 )
         async with writing():
             if pending.memory_ids:

@@ -10,8 +10,8 @@ plan (``settle``), plan applied. Pure: no I/O, no clock.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -32,7 +32,7 @@ from app.resolve.working_set import ReviewRecord, WorkingEntity, WorkingSet
 # Mentions an entity may have and still be replayed by a settle; a larger one is anchored
 # (its mentions stay, it is a fixed candidate): replaying it would cost more with every fact.
 MAX_SETTLE_MENTIONS = 60
-# Facts a settle replays at most; past it the largest free entities are anchored.
+# Facts a settle replays at most; past it the rest are anchored (``split_block``).
 MAX_SETTLE_FACTS = 400
 
 
@@ -190,19 +190,60 @@ def is_hub(entity: WorkingEntity, hub: float) -> bool:
 
 
 def split_block(
-    entities: Sequence[WorkingEntity], *, pinned: set[str]
+    entities: Sequence[WorkingEntity], *, pinned: set[str], touched: Collection[str] = ()
 ) -> tuple[set[str], set[str]]:
-    """(free, anchored) ids of a block: pinned and large entities stay anchored."""
+    """(free, anchored) ids of a block: pinned and large entities stay anchored.
+
+    The rest are freed, up to ``MAX_SETTLE_FACTS`` mentions, by families of entities that share
+    a name (``_families``), all of one or none: a settle that replays one holder of a name against
+    another held fixed reads only the free one's facts, in which one holder's company cannot
+    be told from another's, and undoes what a settle of both had parted. The families of the
+    entities the writes ``touched`` come first (what the settle is for), then the smallest.
+    """
+    anchored = {e.id for e in entities if e.id in pinned or is_anchor(e)}
     free: set[str] = set()
-    anchored: set[str] = set()
     budget = MAX_SETTLE_FACTS
-    for e in sorted(entities, key=lambda e: (e.mentions, e.id)):
-        if e.id in pinned or is_anchor(e) or e.mentions > budget:
-            anchored.add(e.id)
-        else:
-            free.add(e.id)
-            budget -= e.mentions
+    families = _families([e for e in entities if e.id not in anchored])
+    for family in sorted(
+        families,
+        key=lambda f: (
+            not any(e.id in touched for e in f),
+            sum(e.mentions for e in f),
+            min(e.id for e in f),
+        ),
+    ):
+        size = sum(e.mentions for e in family)
+        if size > budget:
+            anchored.update(e.id for e in family)
+            continue
+        free.update(e.id for e in family)
+        budget -= size
     return free, anchored
+
+
+def _families(entities: Sequence[WorkingEntity]) -> list[list[WorkingEntity]]:
+    """The entities joined, transitively, by a name key two of them hold."""
+    by_key: defaultdict[str, list[WorkingEntity]] = defaultdict(list)
+    for e in entities:
+        for key in e.names:
+            by_key[key].append(e)
+    seen: set[str] = set()
+    families: list[list[WorkingEntity]] = []
+    for e in sorted(entities, key=lambda e: e.id):
+        if e.id in seen:
+            continue
+        seen.add(e.id)
+        family, reached = [], [e]
+        while reached:
+            x = reached.pop()
+            family.append(x)
+            for key in x.names:
+                for y in by_key[key]:
+                    if y.id not in seen:
+                        seen.add(y.id)
+                        reached.append(y)
+        families.append(family)
+    return families
 
 
 def free_hubs(
@@ -279,12 +320,15 @@ class MemoryBank:
             return
         after = self.working_set()
         block = block_of(after, names_to_load([fact]), [a for a in assigned if a], self.policy)
-        self.apply(self.settle_plan(after, block))
+        touched = {after.final(a) for a in assigned if a}
+        self.apply(self.settle_plan(after, block, touched))
 
-    def settle_plan(self, ws: WorkingSet, block: set[str]) -> SettlePlan:
-        """Replay the block and plan the difference."""
+    def settle_plan(
+        self, ws: WorkingSet, block: set[str], touched: Collection[str] = ()
+    ) -> SettlePlan:
+        """Replay the block (``touched``: the entities the writes gave mentions) and plan."""
         entities = [ws.entities[i] for i in sorted(block)]
-        free, anchored = split_block(entities, pinned=set())
+        free, anchored = split_block(entities, pinned=set(), touched=touched)
         facts = [f for f in self.facts if any(m.entity_id in free for m in f.mentions)]
         texts = settle_company_texts(facts, free) if self.embed is not None else {}
         vectors = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
 import msgspec
@@ -230,8 +230,11 @@ async def replay_block(
     policy: ResolutionPolicy = DEFAULT_POLICY,
     embed: Embed | None = None,
     stored_vectors: StoredVectors | None = None,
+    touched: Collection[str] = (),
 ) -> BlockReplay:
     """Replay the block (``entities``: its entities as stored); reads only.
+
+    ``touched``: the entities the settled writes gave mentions, freed first (``split_block``).
 
     ``embed``: the store's embedding model, for namesakes told apart by their facts' company
     (``company``) and by how alike a fact is to each one's facts (``evidence.alike_pick``);
@@ -242,7 +245,7 @@ async def replay_block(
     pinned = {
         r.id for r in await tx.rows("resolve/settle_pins", {"bank_id": bank_id, "ids": ids}, _IdRow)
     }
-    free, anchored = split_block(entities, pinned=pinned)
+    free, anchored = split_block(entities, pinned=pinned, touched=touched)
     if not free:
         return BlockReplay(None, (), len(ids), 0)
     rows = await tx.rows(

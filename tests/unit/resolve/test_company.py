@@ -171,6 +171,84 @@ def test_a_name_the_text_says_is_shared_is_parted_even_where_its_groups_are_alik
     assert company_groups(names(8), alike, shared={"wen harlow"}) == {}
 
 
+def test_a_shared_names_holders_are_parted_where_the_smaller_is_largest_not_by_odd_facts() -> None:
+    # Two holders, five facts and seven, a little alike (0.3), and three odd facts alike only
+    # among themselves (0.2): the tree's last state with two groups of three sets the odd
+    # three against everything else; the state that parts the two holders is the one whose
+    # second largest group is largest.
+    size = {"a": 5, "b": 7, "odd": 3}
+    dims = 3 + size["odd"]
+    facts, vectors = [], {}
+    verbs = iter((*DEEDS, "wrote", "ran", "sailed", "baked", "knitted", "drew"))
+    for holder in ("a", "b", "odd"):
+        for n in range(size[holder]):
+            fid = f"{holder}{n:02d}"
+            facts.append(
+                (fid, f"Wen Harlow {next(verbs)} at Tarn Quay.", [("Wen Harlow", "person")])
+            )
+            row = [0.0] * dims
+            if holder == "a":
+                row[0] = 1.0
+            elif holder == "b":
+                row[0], row[1] = 0.3, (1 - 0.3**2) ** 0.5
+            else:
+                row[2], row[3 + n] = 0.2**0.5, 0.8**0.5
+            vectors[(fid, 0)] = row
+    parted = company_groups(facts, vectors, shared={"wen harlow"})
+    holders = {
+        holder: {parted.get((f"{holder}{n:02d}", 0)) for n in range(size[holder])}
+        for holder in size
+    }
+    assert len(holders["a"]) == len(holders["b"]) == 1
+    assert holders["a"] != holders["b"] and None not in holders["a"] | holders["b"]
+    assert holders["odd"] == {None}, "odd facts are in no group: decided last"
+
+
+def test_a_shared_names_holder_written_about_in_two_settings_stays_one_group() -> None:
+    # One holder's twenty facts in two settings (0.3 alike), another's four: the state with
+    # the holder's two settings and the other holder has three groups, and is no cut.
+    words = [
+        "apples",
+        "pears",
+        "plums",
+        "figs",
+        "dates",
+        "limes",
+        "grapes",
+        "melons",
+        "lemons",
+        "cherries",
+        "berries",
+        "olives",
+        "carrots",
+        "onions",
+        "leeks",
+        "beans",
+        "peas",
+        "kale",
+        "chard",
+        "beets",
+        "radishes",
+        "turnips",
+        "parsnips",
+        "yams",
+    ]
+    facts, vectors = [], {}
+    for n, word in enumerate(words):
+        fid = f"f{n:02d}"
+        facts.append((fid, f"Wen Harlow sold {word} at Tarn Quay.", [("Wen Harlow", "person")]))
+        if n < 10:
+            vectors[(fid, 0)] = [1.0, 0.0, 0.0]
+        elif n < 20:
+            vectors[(fid, 0)] = [0.3, (1 - 0.3**2) ** 0.5, 0.0]
+        else:
+            vectors[(fid, 0)] = [0.1, 0.0, (1 - 0.1**2) ** 0.5]
+    parted = company_groups(facts, vectors, shared={"wen harlow"})
+    assert len({parted[(f"f{n:02d}", 0)] for n in range(20)}) == 1
+    assert len({parted[(f"f{n:02d}", 0)] for n in range(20, 24)}) == 1
+    assert len(set(parted.values())) == 2
+
+
 def test_the_texts_compared_mask_the_name_and_only_names_held_often_are_read() -> None:
     with_ede = [("Wen Harlow", "person"), ("Ede Brask", "person")]
     facts = [

@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 from app.resolve.batch import FactInput, names_to_load, resolve_one
 from app.resolve.memory_bank import (
     MAX_BLOCK_ENTITIES,
+    MAX_SETTLE_FACTS,
     MemoryBank,
     block_of,
     split_block,
@@ -11,7 +12,7 @@ from app.resolve.memory_bank import (
 from app.resolve.model import Mention
 from app.resolve.scoring import DEFAULT_POLICY, hub_degree
 from app.resolve.settle import SettleFact, SettleMention, plan, replay
-from app.resolve.working_set import WorkingSet
+from app.resolve.working_set import WorkingEntity, WorkingSet
 
 T0 = datetime(2027, 1, 1, tzinfo=UTC)
 
@@ -859,3 +860,25 @@ def test_a_short_name_a_fact_names_beside_its_full_form_as_someone_else_is_held_
         assert not any({"m040:Greta", "m040:Greta Holm"} <= g for g in identities)
     # Without the fact that names two, the bare name joins its only holder, as before.
     assert retained(facts[:2]) == {frozenset({"m010:Greta Holm", "m020:Greta"})}
+
+
+def test_a_full_settle_frees_a_names_holders_together_the_writes_own_first() -> None:
+    # Two holders of one name, 30 and 25 mentions, in a block whose small entities fill most
+    # of what a settle replays: freeing the smallest first kept one holder fixed while the
+    # other was replayed against it, reading only its own facts. Both are freed or neither,
+    # and the family the writes touched comes before the block's small company.
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def entity(eid: str, name: str, mentions: int) -> WorkingEntity:
+        return WorkingEntity(eid, name, "person", at, at, names={name: False}, mentions=mentions)
+
+    holders = [entity("h1", "wen harlow", 30), entity("h2", "wen harlow", 25)]
+    company = [entity(f"c{n:02d}", f"person {n}", 20) for n in range(18)]
+    block = holders + company
+    free, anchored = split_block(block, pinned=set(), touched={"h2"})
+    assert {"h1", "h2"} <= free
+    assert len(free) + len(anchored) == len(block)
+    # Untouched, the holders are the largest family and wait for room, both of them.
+    free, anchored = split_block(block, pinned=set())
+    assert {"h1", "h2"} <= anchored
+    assert sum(e.mentions for e in block if e.id in free) <= MAX_SETTLE_FACTS
