@@ -174,8 +174,8 @@ def test_a_name_the_text_says_is_shared_is_parted_even_where_its_groups_are_alik
 def test_a_shared_names_holders_are_parted_where_the_smaller_is_largest_not_by_odd_facts() -> None:
     # Two holders, five facts and seven, a little alike (0.3), and three odd facts alike only
     # among themselves (0.2): the tree's last state with two groups of three sets the odd
-    # three against everything else; the state that parts the two holders is the one whose
-    # second largest group is largest.
+    # three against everything else; the node that joins the two holders is where the
+    # smaller group is largest.
     size = {"a": 5, "b": 7, "odd": 3}
     dims = 3 + size["odd"]
     facts, vectors = [], {}
@@ -207,31 +207,11 @@ def test_a_shared_names_holders_are_parted_where_the_smaller_is_largest_not_by_o
 def test_a_shared_names_holder_written_about_in_two_settings_stays_one_group() -> None:
     # One holder's twenty facts in two settings (0.3 alike), another's four: the state with
     # the holder's two settings and the other holder has three groups, and is no cut.
+    kinds = ("red", "green", "yellow", "black")
     words = [
-        "apples",
-        "pears",
-        "plums",
-        "figs",
-        "dates",
-        "limes",
-        "grapes",
-        "melons",
-        "lemons",
-        "cherries",
-        "berries",
-        "olives",
-        "carrots",
-        "onions",
-        "leeks",
-        "beans",
-        "peas",
-        "kale",
-        "chard",
-        "beets",
-        "radishes",
-        "turnips",
-        "parsnips",
-        "yams",
+        f"{kind} {fruit}"
+        for kind in kinds
+        for fruit in ("apples", "pears", "plums", "figs", "dates", "limes")
     ]
     facts, vectors = [], {}
     for n, word in enumerate(words):
