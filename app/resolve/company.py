@@ -315,17 +315,16 @@ def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> lis
     Joining the most alike groups first, on their mean likeness (not on their most alike pair,
     which one common word makes high), the groups are cut at the node of the tree that joins
     two groups of ``MIN_GROUP`` facts or more, while no other group is as large, whose smaller
-    group is largest (else at the last state with two such groups); smaller ones are left
-    unlabelled. The tree's top is no cut for two holders written about alike (two people of
-    one trade): they join before a few odd facts that are alike to nothing else do, and the
-    top parts the odd facts from both. Whether two namesakes exist is
-    what the text said, so the groups are not asked to be apart (``APART_SIMILARITY``).
+    group is largest; smaller ones are left unlabelled. The tree's top is no cut for two
+    holders written about alike (two people of one trade): they join before a few odd facts
+    that are alike to nothing else do, and the top parts the odd facts from both. Whether two
+    namesakes exist is what the text said, so the groups are not asked to be apart
+    (``APART_SIMILARITY``).
     """
     ordered = sorted(slots)
     if len(ordered) < 2 * MIN_GROUP:
         return []
-    similarity = _similarity(ordered, vectors)
-    cut = _average_cut(similarity, balanced=True) or _average_cut(similarity)
+    cut = _average_cut(_similarity(ordered, vectors), balanced=True)
     found = [g for g in cut if len(g) >= MIN_GROUP]
     return [[ordered[x] for x in group] for group in found]
 
@@ -336,7 +335,9 @@ def _average_cut(similarity: npt.NDArray[np.float64], *, balanced: bool = False)
     Joining the most alike groups first, on their mean likeness. Sorted; none when no state
     has two groups of ``MIN_GROUP`` items. ``balanced``: of the states whose only two such
     groups are the next to be joined (a node of the tree with two children of ``MIN_GROUP``),
-    the last one whose smaller group is largest.
+    the last one whose smaller group is largest. There is one whenever some state has two such
+    groups: a group that large only grows, so the last join of two of them is made when they
+    are the only two.
     """
     members: list[list[int]] = [[x] for x in range(len(similarity))]
     between = similarity.copy()
@@ -349,8 +350,7 @@ def _average_cut(similarity: npt.NDArray[np.float64], *, balanced: bool = False)
         size_a, size_b = len(members[a]), len(members[b])
         big = sum(len(g) >= MIN_GROUP for g in members)
         if balanced:
-            node = big == 2 and min(size_a, size_b) >= max(MIN_GROUP, best)
-            if node:
+            if big == 2 and min(size_a, size_b) >= max(MIN_GROUP, best):
                 found, best = sorted(sorted(g) for g in members), min(size_a, size_b)
         elif big >= 2:
             found = sorted(sorted(g) for g in members)
