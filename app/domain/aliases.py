@@ -20,6 +20,10 @@ INLINE_WORDS: tuple[str, ...] = (
     "a.k.a.",
     "nicknamed",
 )
+# Said inside brackets before the name someone had before: "Katrin Aas (born Katrin Müller)",
+# "Ines Koch (née Ines Brandt)". The same words open descriptions ("born in 1981", "born
+# abroad"), so what follows one is an alias only when it is written as a name.
+NAME_CHANGE_WORDS: tuple[str, ...] = ("born", "née", "nee", "maiden name", "birth name")
 # Said only inside brackets after a name: "X (short for Y)", "X (hereafter Y)".
 BRACKET_WORDS: tuple[str, ...] = (
     *INLINE_WORDS,
@@ -34,6 +38,7 @@ BRACKET_WORDS: tuple[str, ...] = (
     "called",
     "i.e.",
     "or",
+    *NAME_CHANGE_WORDS,
 )
 # Said inside brackets after the alias, naming who uses it: "Eleni (Lena to her friends)".
 AUDIENCE = r"to\s+(?:her|his|their|my|our|your)\s+[a-z]+"
@@ -55,3 +60,22 @@ def pattern(words: Iterable[str]) -> str:
         r"\s+".join(re.escape(part).replace(r"\.", r"\.?") for part in word.split())
         for word in alternatives
     )
+
+
+def alias_after(intro: str | None, alias: str, name: str) -> str | None:
+    """The alias that ``intro`` and the words after it state for ``name``, or None for none.
+
+    Only a name-change word is read here: what follows it must be written as a name ("born in
+    1981" is not one), and a lone surname after it completes the name it replaced ("Ines Koch
+    (née Brandt)" was Ines Brandt). Any other introducer's alias is returned as it is.
+    """
+    alias = alias.strip()
+    if (
+        intro is None
+        or " ".join(intro.strip(" :：,，").split()).casefold() not in NAME_CHANGE_WORDS
+    ):
+        return alias
+    if not alias or not alias[0].isupper() or any(char.isdigit() for char in alias):
+        return None
+    words = name.split()
+    return " ".join([*words[:-1], alias]) if len(alias.split()) == 1 and len(words) > 1 else alias

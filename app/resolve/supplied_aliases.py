@@ -7,6 +7,8 @@ mention, so the other is read from the text right after it:
 
 - ``X (Y)`` / ``X（Y）`` with an introducer inside the brackets (``app.domain.aliases``: "also
   known as", "aka", "short for", "formerly", "简称", "又称"…): Y is an alias;
+- ``X (born Y)`` / ``X (née Y)``: a former name, read only when written as one ("born in
+  1981" is none), a lone surname completed with X's given names (``alias_after``);
 - ``X (Y to her friends)``: who calls X so introduces Y as well;
 - ``X (Y)`` without an introducer: Y is an alias only when it abbreviates X (its letters and
   digits appear in X in order, starting with X's first one: "OP-1", "WHO", "IBM") or is a
@@ -27,7 +29,14 @@ from __future__ import annotations
 
 import re
 
-from app.domain.aliases import AUDIENCE, BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.aliases import (
+    AUDIENCE,
+    BRACKET_WORDS,
+    CJK_WORDS,
+    INLINE_WORDS,
+    alias_after,
+    pattern,
+)
 from app.domain.names import letters_in_order
 
 _INTRO = pattern((*BRACKET_WORDS, *CJK_WORDS))
@@ -62,7 +71,7 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
         after = match.end()
         bracket = _BRACKET.match(text, after)
         if bracket is not None:
-            alias = _clean(bracket["alias"])
+            alias = alias_after(bracket["intro"], _clean(bracket["alias"]), name) or ""
             stated = bracket["intro"] or bracket["audience"]
             if alias and (stated or _abbreviates(alias, name) or _clips(alias, name)):
                 found.setdefault(alias)

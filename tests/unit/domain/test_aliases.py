@@ -29,3 +29,16 @@ def test_resolver_and_retain_read_the_same_introducers() -> None:
     for word in CJK_WORDS[:3]:
         text = f"海洋探测器1号（{word}海探1）发射了"
         assert aliases_stated_for(text, "海洋探测器1号") == ("海探1",), word
+
+
+def test_a_former_name_reads_alike_to_resolver_and_retain_a_lone_surname_completed() -> None:
+    for word in ("born", "née", "maiden name:"):
+        text = f"Ines Koch ({word} Ines Brandt) renewed her passport."
+        assert stated_alias_pairs(text, ["Ines Koch", "Ines Brandt"]) == ((0, 1),), word
+        assert aliases_stated_for(text, "Ines Koch") == ("Ines Brandt",), word
+    assert aliases_stated_for("Ines Koch (née Brandt) moved.", "Ines Koch") == ("Ines Brandt",)
+
+
+def test_a_birth_date_or_place_after_born_is_no_former_name() -> None:
+    for aside in ("born in Lübeck", "born 1981", "born March 3"):
+        assert aliases_stated_for(f"Ines Koch ({aside}) moved.", "Ines Koch") == (), aside

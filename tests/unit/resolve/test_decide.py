@@ -266,6 +266,15 @@ def test_stated_alias_puts_both_names_in_one_group():
     assert decisions[1].stated_names == ("海探1", "海洋探测器1号")
 
 
+def test_a_former_name_in_brackets_is_the_same_persons_and_a_birth_place_is_not():
+    katrin, maiden = Mention(text="Katrin Aas", type="person"), Mention(text="Katrin Müller")
+    renamed = fact(katrin, maiden, content="Katrin Aas (born Katrin Müller) renewed her passport.")
+    assert [g.mentions for g in resolve_fact(renamed, [(), ()])] == [(0, 1)]
+    berlin = Mention(text="Berlin", type="place")
+    born_in = fact(katrin, berlin, content="Katrin Aas (born in Berlin) renewed her passport.")
+    assert [g.mentions for g in resolve_fact(born_in, [(), ()])] == [(0,), (1,)]
+
+
 @pytest.mark.parametrize(
     ("texts", "groups"),
     [

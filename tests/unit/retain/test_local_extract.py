@@ -293,6 +293,8 @@ def test_parenthesised_code_is_recorded_as_an_alias(extractor: LocalExtractor) -
             "WHO",
         ),
         ("The OP-1 (short for Ocean Probe 1) reached the trench.", "OP-1", "Ocean Probe 1"),
+        ("Ines Koch (born Ines Brandt) renewed her passport.", "Ines Koch", "Ines Brandt"),
+        ("Ines Koch (née Brandt) renewed her passport.", "Ines Koch", "Ines Brandt"),
     ],
 )
 def test_stated_aliases_become_one_entity_with_two_names(
@@ -306,6 +308,15 @@ def test_stated_aliases_become_one_entity_with_two_names(
 
 def test_description_in_parentheses_is_not_an_alias(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "I visited John Smith (my cousin) in Boston last summer.")
+
+    assert all(e.aliases == () for e in fact.entities)
+
+
+@pytest.mark.parametrize("aside", ["born in Lübeck", "born 1981", "née of the Brandt family"])
+def test_a_birth_told_in_parentheses_is_not_a_former_name(
+    extractor: LocalExtractor, aside: str
+) -> None:
+    [fact] = facts(extractor, f"I visited Ines Koch ({aside}) in Boston last summer.")
 
     assert all(e.aliases == () for e in fact.entities)
 
