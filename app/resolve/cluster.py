@@ -140,13 +140,21 @@ def short_forms_ahead(
     """(i, j) when a shorter form ``i`` is written only before the longer ``j`` (``written_ahead``).
 
     "Little Sofia showed Sofia Reyes her costume": a name refers back to a name given, not
-    ahead, so the shorter is someone else unless the text states otherwise.
+    ahead, so the shorter is someone else unless the text states otherwise. Not when the
+    longer is written in capitals ("Katrin got a letter addressed to KATRIN MÜLLER"): that is
+    the name as a letter, a ticket or a label prints it, quoted, not a second holder met.
     """
     return {
         (i, j)
         for i, j in written_ahead(content, surfaces)
-        if len(forms[i].words) < len(forms[j].words)
+        if len(forms[i].words) < len(forms[j].words) and not _in_capitals(surfaces[j])
     }
+
+
+def _in_capitals(surface: str) -> bool:
+    """True when every letter of a name of two words or more is a capital ("KATRIN MÜLLER")."""
+    letters = [c for c in surface if c.isalpha()]
+    return len(surface.split()) >= 2 and bool(letters) and all(c.isupper() for c in letters)
 
 
 def written_ahead(content: str, surfaces: Sequence[str]) -> set[tuple[int, int]]:

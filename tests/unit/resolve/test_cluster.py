@@ -123,3 +123,12 @@ def test_a_short_form_written_ahead_of_its_full_form_in_one_sentence_is_someone_
     ):
         ahead = short_forms_ahead(text, ["Greta", "Greta Holm"], names)
         assert cluster_names(names, ahead=ahead) == [(0, 1)], text
+
+
+def test_a_full_name_in_capitals_after_its_short_form_is_that_name_as_printed():
+    # A letter, a ticket or a label prints the name: the sentence quotes it, it meets no one.
+    content = "After dinner Greta got a letter addressed to GRETA HOLM from the tax office."
+    names = forms(("Greta", "person"), ("GRETA HOLM", "person"))
+    ahead = short_forms_ahead(content, ["Greta", "GRETA HOLM"], names)
+    assert ahead == set()
+    assert cluster_names(names, ahead=ahead) == [(0, 1)]
