@@ -6,15 +6,16 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
   (``app.domain.aliases``: "also known as", "aka", "short for", "hereafter", "简称"…);
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``;
-- a naming clause between them: ``X, whom everyone calls Y``, ``X, the one the yard calls
-  Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
-  ``X, known around town as Y``, ``X, who signs every letter as Y``, ``X, as the old men
-  call Y`` (X the name Y goes by there). Y is then an alias of the mention nearest before the
-  clause, in the same sentence ("Anna called Ben" is a phone call, not a naming: the clause
-  needs "whom", "the one", an object pronoun, a passive, "known", "signs", "goes by" or a
-  comma's "as"). When that name, or a "who" that stands for it, is itself
-  the one calling ("X, who still calls him Y"), the pronoun is someone else (a plain "him"
-  never means the clause's own subject): no pair.
+- a naming clause between them: ``X, whom everyone calls Y`` (or ``who everyone calls Y``, ``who
+  the kids call Y``: a "who" with a subject after it is the one called), ``X, the one the yard
+  calls Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
+  ``X, known around town as Y``, ``X, who signs every letter as Y``, ``X, as the old men call
+  Y`` (X the name Y goes by there). Y is then an alias of the mention nearest before the clause,
+  in the same sentence ("Anna called Ben" is a phone call, not a naming: the clause needs
+  "whom", "the one", an object pronoun, a passive, "known", "signs", "goes by" or a comma's
+  "as"). When that name, or a "who" that stands for it, is itself the one calling ("X, who still
+  calls him Y"), the pronoun is someone else (a plain "him" never means the clause's own
+  subject): no pair.
 
 A bracket holds more than aliases ("Meridian Health (Boston)"), so the resolver still applies
 the type guard to every stated pair, and the number guard when both names have numbers; a plain
@@ -40,6 +41,9 @@ _INLINE = re.compile(
 # Text right before Y that says "X is called Y" for the nearest name X before it.
 _NAMING = re.compile(
     r"(?:\bwhom\b[^.;:!?()]{0,60}?\bcalls?"
+    # "who everyone calls", "who the kids call": "who" as the object, a subject after it.
+    r"|\bwho\s+(?:everyone|everybody|people|we|they|you"
+    r"|(?:the|his|her|their|our|my)(?:\s+[^\s.;:!?(),]+){1,3}?)\s+calls?"
     r"|\bthe\s+one\s+(?:that\s+|who\s+|whom\s+)?[^.;:!?(),]{0,40}?\bcalls?"
     r"|(?P<pronoun>\bcall(?:s|ed)?\s+(?:him|her|them))"
     r"|\b(?:is|was|are|were)\s+called"

@@ -51,6 +51,8 @@ def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
         "Imre Halasz, known around the docks as Bear, lifted it.",
         "Imre Halasz, who signs every delivery note as Bear, lifted it.",
         "Imre Halasz, the one the whole yard calls Bear, lifted it.",
+        "Imre Halasz, who everyone calls Bear, lifted it.",
+        "Imre Halasz, who the older drivers call Bear, lifted it.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
     # The name first, then whom it names: "Bear, as the yard calls Imre Halasz".
@@ -79,6 +81,8 @@ def test_a_name_that_does_the_calling_is_not_the_one_called():
     for text in (
         "Wilma Osterberg, our neighbour, is the only one who still calls him Gus.",
         "Wilma Osterberg always calls him Gus.",
+        "Wilma Osterberg, who calls Gus every Sunday, chairs it.",
+        "Wilma Osterberg, who still calls Gus every Sunday, chairs it.",
     ):
         assert stated_alias_pairs(text, surfaces) == (), text
     for text in (
