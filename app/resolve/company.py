@@ -62,6 +62,7 @@ from app.domain.names import (
     name_tokens,
     type_class,
 )
+from app.resolve.linked import Linked
 from app.resolve.qualifiers import COMPANY, Qualifier
 
 # Statements (facts, a copy counted once) a group must hold, each side, for a name to be read
@@ -221,7 +222,7 @@ def _join_by_company(
         - {key}
         for group in groups
     ]
-    linked = _Linked(len(groups))
+    linked = Linked(len(groups))
     for a, b in itertools.combinations(range(len(groups)), 2):
         if len(names[a] & names[b]) >= SHARED_COMPANY:
             linked.join(a, b)
@@ -271,7 +272,7 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
     first, second = np.triu_indices(len(ordered), 1)
     pairs = similarity[first, second]
     by_likeness = np.argsort(-pairs, kind="stable")
-    linked = _Linked(len(ordered))
+    linked = Linked(len(ordered))
     found: list[list[int]] = []
     edge = 0
     for level in reversed(LINK_LEVELS):
@@ -284,29 +285,6 @@ def _namesakes(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> 
             if len(joined) >= 2:
                 found = joined  # the lowest level that parts them is the last one seen
     return [[ordered[x] for x in group] for group in found]
-
-
-class _Linked:
-    """Items 0..n-1 joined into parts by links (union-find, path halving)."""
-
-    def __init__(self, n: int) -> None:
-        self._parent = list(range(n))
-
-    def _root(self, x: int) -> int:
-        while self._parent[x] != x:
-            self._parent[x] = self._parent[self._parent[x]]
-            x = self._parent[x]
-        return x
-
-    def join(self, a: int, b: int) -> None:
-        self._parent[self._root(a)] = self._root(b)
-
-    def parts(self) -> list[list[int]]:
-        """Each part's items in ascending order."""
-        by_root: defaultdict[int, list[int]] = defaultdict(list)
-        for x in range(len(self._parent)):
-            by_root[self._root(x)].append(x)
-        return list(by_root.values())
 
 
 def _parted(slots: Sequence[Slot], vectors: Mapping[Slot, npt.ArrayLike]) -> list[list[Slot]]:

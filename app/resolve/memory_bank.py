@@ -17,6 +17,7 @@ import msgspec
 
 from app.domain.names import name_key
 from app.resolve.batch import FactInput, could_merge, names_to_load, resolve_one
+from app.resolve.linked import Linked
 from app.resolve.scoring import DEFAULT_POLICY, ResolutionPolicy, hub_degree
 from app.resolve.settle import (
     SettleFact,
@@ -223,27 +224,15 @@ def split_block(
 
 def _families(entities: Sequence[WorkingEntity]) -> list[list[WorkingEntity]]:
     """The entities joined, transitively, by a name key two of them hold."""
-    by_key: defaultdict[str, list[WorkingEntity]] = defaultdict(list)
-    for e in entities:
+    holders: defaultdict[str, list[int]] = defaultdict(list)
+    for i, e in enumerate(entities):
         for key in e.names:
-            by_key[key].append(e)
-    seen: set[str] = set()
-    families: list[list[WorkingEntity]] = []
-    for e in sorted(entities, key=lambda e: e.id):
-        if e.id in seen:
-            continue
-        seen.add(e.id)
-        family, reached = [], [e]
-        while reached:
-            x = reached.pop()
-            family.append(x)
-            for key in x.names:
-                for y in by_key[key]:
-                    if y.id not in seen:
-                        seen.add(y.id)
-                        reached.append(y)
-        families.append(family)
-    return families
+            holders[key].append(i)
+    linked = Linked(len(entities))
+    for held in holders.values():
+        for other in held[1:]:
+            linked.join(held[0], other)
+    return [[entities[i] for i in part] for part in linked.parts()]
 
 
 def free_hubs(
