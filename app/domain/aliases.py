@@ -62,8 +62,8 @@ def pattern(words: Iterable[str]) -> str:
     )
 
 
-def alias_after(intro: str | None, alias: str, name: str) -> str | None:
-    """The alias that ``intro`` and the words after it state for ``name``, or None for none.
+def alias_after(intro: str | None, alias: str, name: str) -> str:
+    """The alias that ``intro`` and the words after it state for ``name``; "" for none.
 
     Only a name-change word is read here: what follows it must be written as a name ("born in
     1981" is not one), and a lone surname after it completes the name it replaced ("Ines Koch
@@ -76,6 +76,6 @@ def alias_after(intro: str | None, alias: str, name: str) -> str | None:
     ):
         return alias
     if not alias or not alias[0].isupper() or any(char.isdigit() for char in alias):
-        return None
+        return ""
     words = name.split()
     return " ".join([*words[:-1], alias]) if len(alias.split()) == 1 and len(words) > 1 else alias

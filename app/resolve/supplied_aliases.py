@@ -71,7 +71,7 @@ def aliases_stated_for(text: str, name: str) -> tuple[str, ...]:
         after = match.end()
         bracket = _BRACKET.match(text, after)
         if bracket is not None:
-            alias = alias_after(bracket["intro"], _clean(bracket["alias"]), name) or ""
+            alias = alias_after(bracket["intro"], _clean(bracket["alias"]), name)
             stated = bracket["intro"] or bracket["audience"]
             if alias and (stated or _abbreviates(alias, name) or _clips(alias, name)):
                 found.setdefault(alias)

@@ -1340,7 +1340,7 @@ def _alias_mention(
             return None  # "John (my cousin)"
     if marker and marker.lower() == "or" and alias[0].islower():
         return None
-    alias = aliases.alias_after(marker, alias, name) or ""
+    alias = aliases.alias_after(marker, alias, name)
     if not alias:
         return None  # "Katrin (born in Lübeck)"
     kind = _overlapping_type(ner, x_start, x_end) or _overlapping_type(ner, *match.span("y"))
