@@ -40,8 +40,9 @@ BRACKET_WORDS: tuple[str, ...] = (
     "or",
     *NAME_CHANGE_WORDS,
 )
-# Said inside brackets after the alias, naming who uses it: "Eleni (Lena to her friends)".
-AUDIENCE = r"to\s+(?:her|his|their|my|our|your)\s+[a-z]+"
+# Said after the alias, naming who uses it: "Eleni (Lena to her friends)", "Terezija Dolenc,
+# Rezka to the whole market,". Not "to the north": a bare "the" is as often a direction.
+AUDIENCE = r"to\s+(?:everyone|everybody|(?:her|his|their|my|our|your|the\s+whole)\s+[a-z]+)"
 # Chinese and Japanese introducers, in brackets or running text: "X（简称Y）", "X，又称Y".
 CJK_WORDS: tuple[str, ...] = (
     "以下简称", "以下簡稱", "简称", "簡稱", "又称", "又稱", "又名", "亦称", "亦稱", "下称", "俗称",

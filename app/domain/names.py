@@ -189,6 +189,11 @@ RELATION_NOUNS = frozenset((
 ))  # fmt: skip
 # The kinds of ``ADDRESS_TITLES`` that ``GENDERED_NOUNS`` can contradict.
 GENDER_KINDS = frozenset({"man", "woman"})
+# Japanese titles of address written after a surname with a hyphen ("Tanaka-san", "Ito-sensei"):
+# "Mr" or "Ms" (of no kind: "-san" is either), the formal form, "teacher". Read only when
+# hyphenated onto a name, so a person named "San Lee" keeps her given name. "-chan" and "-kun"
+# go with given names as kin titles do, and are left out.
+HONORIFIC_SUFFIXES = frozenset({"san", "sama", "sensei"})
 # Trailing tokens that are generational or academic suffixes of a person's name.
 PERSON_SUFFIXES = frozenset({"jr", "sr", "phd", "md", "esq"})
 # Trailing tokens that are legal forms of an organisation.
@@ -493,7 +498,11 @@ class NameForm(msgspec.Struct, frozen=True):
 def name_form(key: str, entity_type_class: str = "") -> NameForm:
     """Derive the comparison form of a key (already a ``name_key``) under a type class."""
     tokens = name_tokens(key)
-    core, head = _strip_decorations(tokens, entity_type_class)
+    honorific = suffixed_honorific(key) if entity_type_class in ("person", "") else ""
+    if honorific:
+        # "Tanaka-san" is read as "Ms Tanaka" is: the title first, and not part of the core.
+        tokens = (honorific, *tokens[:-1])
+    core, head = _strip_decorations(tokens[1:] if honorific else tokens, entity_type_class)
     words = tuple(t for t in core if not is_number_token(t))
     return NameForm(
         key=key,
@@ -546,7 +555,19 @@ def person_title(form: NameForm) -> str | None:
     """The title a person's name is written with ("Dr. Chen" → "dr"), if any."""
     if form.type_class not in ("person", "") or len(form.tokens) <= len(form.core):
         return None
-    return form.tokens[0] if form.tokens[0] in PERSON_TITLES else None
+    title = form.tokens[0]
+    return title if title in PERSON_TITLES or title in HONORIFIC_SUFFIXES else None
+
+
+def suffixed_honorific(key: str) -> str:
+    """The title of address a name key ends with after a hyphen ("tanaka-san" → "san"); "" if none.
+
+    There must be a name before it: "san" alone, or "-san", is no titled name.
+    """
+    name, hyphen, suffix = key.rpartition("-")
+    if not hyphen or not name.strip() or " " in suffix:
+        return ""
+    return suffix if fold(suffix) in HONORIFIC_SUFFIXES else ""
 
 
 def is_person_title(word: str) -> bool:

@@ -6,16 +6,20 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
   (``app.domain.aliases``: "also known as", "aka", "short for", "hereafter", "简称"…);
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``;
+- who calls X so, after Y: ``X (Y to her friends)``, ``X (Y to everyone since school)``, ``X, Y
+  to the whole market,`` (``app.domain.aliases.AUDIENCE``);
+- ``calls X "Y"``: a quoted name right after the name called by it;
 - a naming clause between them: ``X, whom everyone calls Y`` (or ``who everyone calls Y``, ``who
-  the kids call Y``: a "who" with a subject after it is the one called), ``X, the one the yard
-  calls Y``, ``X ... everyone calls him Y``, ``X is called Y by ...``, ``X, who has gone by Y``,
-  ``X, known around town as Y``, ``X, who signs every letter as Y``, ``X, as the old men call
+  the kids call Y``: a "who" with a subject after it is the one called; or ``X, the neighbour
+  everyone calls Y``, with no "whom"), ``X, the one the yard calls Y``, ``X ... everyone calls
+  him Y``, ``X is called Y by ...``, ``X, who has gone by Y``, ``X, known around town as Y``,
+  ``X, who signs every letter as Y``, ``X, who writes her name Y``, ``X, as the old men call
   Y`` (X the name Y goes by there). Y is then an alias of the mention nearest before the clause,
   in the same sentence ("Anna called Ben" is a phone call, not a naming: the clause needs
   "whom", "the one", an object pronoun, a passive, "known", "signs", "goes by" or a comma's
   "as"). When that name, or a "who" that stands for it, is itself the one calling ("X, who still
   calls him Y"), the pronoun is someone else (a plain "him" never means the clause's own
-  subject): no pair.
+  subject): no pair. Y may be quoted ("calling him "Bear"").
 
 A bracket holds more than aliases ("Meridian Health (Boston)"), so the resolver still applies
 the type guard to every stated pair, and the number guard when both names have numbers; a plain
@@ -27,30 +31,51 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.domain.aliases import BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
+from app.domain.aliases import AUDIENCE, BRACKET_WORDS, CJK_WORDS, INLINE_WORDS, pattern
 from app.domain.names import name_form, name_key
 
 _INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
 _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
-_BRACKET_CLOSE = re.compile(r"\s*[)）]")
+# The bracket's end, after the alias and any audience ("(Maru to everyone since her first week)").
+_BRACKET_CLOSE = re.compile(rf"(?:\s+{AUDIENCE}[^()（）]*)?\s*[)）]", re.IGNORECASE)
+# ", Rezka to the whole market": an alias set off after the name with who calls it so.
+_APPOSITION = re.compile(r"\s*,\s*")
+_AUDIENCE_AFTER = re.compile(rf"\s+{AUDIENCE}\b", re.IGNORECASE)
+# "calls Tõnu Laur "Tõks"": a name called another, quoted, right after it.
+_CALLS_BEFORE = re.compile(r"\bcall(?:s|ed|ing)?\s+$", re.IGNORECASE)
+_QUOTE_BETWEEN = re.compile(r"\s+[\"“‘']")
 _INLINE = re.compile(
     rf"\s*[,，]?\s*(?:{pattern((*INLINE_WORDS, *CJK_WORDS))})\s*[:：]?\s*", re.IGNORECASE
 )
 
 
+# A word of a noun phrase: no space, no punctuation that ends a clause.
+_WORD = r"[^\s.;:!?(),]+"
+# The subject of a clause whose object is the one called, when it cannot begin the object's
+# own noun phrase: "everyone", "we", "his friends". A "the" subject ("the older drivers") only
+# after "who", where it cannot be read as the head noun.
+_CALLERS = (
+    rf"(?:everyone|everybody|people|we|they|you|(?:his|her|their|our|my)(?:\s+{_WORD}){{1,3}}?)"
+)
 # Text right before Y that says "X is called Y" for the nearest name X before it.
 _NAMING = re.compile(
     r"(?:\bwhom\b[^.;:!?()]{0,60}?\bcalls?"
     # "who everyone calls", "who the kids call": "who" as the object, a subject after it.
-    r"|\bwho\s+(?:everyone|everybody|people|we|they|you"
-    r"|(?:the|his|her|their|our|my)(?:\s+[^\s.;:!?(),]+){1,3}?)\s+calls?"
+    rf"|\bwho\s+(?:{_CALLERS}|the(?:\s+{_WORD}){{1,3}}?)\s+calls?"
+    # ", the neighbour everyone calls", ", the cook his crew call": the same clause, "whom" left
+    # out, set off as an apposition ("met the man everyone calls Bear" names another).
+    rf"|,\s*the\s+{_WORD}(?:\s+{_WORD}){{0,2}}?\s+{_CALLERS}\s+calls?"
     r"|\bthe\s+one\s+(?:that\s+|who\s+|whom\s+)?[^.;:!?(),]{0,40}?\bcalls?"
-    r"|(?P<pronoun>\bcall(?:s|ed)?\s+(?:him|her|them))"
+    r"|(?P<pronoun>\bcall(?:s|ed|ing)?\s+(?:him|her|them))"
     r"|\b(?:is|was|are|were)\s+called"
     r"|\bknown\s+(?:[^\s.;:!?(),]+\s+){0,6}?as"
     r"|\bsigns?\s+(?:[^\s.;:!?(),]+\s+){0,3}?as"
+    # "who writes her name 田中裕子", "spells his name Jörg": how the person writes it.
+    r"|\b(?:writes|wrote|spells|spelled|spelt)\s+(?:his|her|their)\s+(?:own\s+)?name(?:\s+as)?"
     r"|\b(?:goes|went|go|gone|going)\s+by"
-    r"|,\s*as\s+(?:[^\s.;:!?(),]+\s+){1,5}?calls?)\s+$",
+    r"|,\s*as\s+(?:[^\s.;:!?(),]+\s+){1,5}?calls?)"
+    # The name may be quoted: "calling him "Ossi"".
+    r"\s+[\"“‘']?$",
     re.IGNORECASE,
 )
 # A "calls him" clause (``_NAMING``'s ``pronoun``) right after its subject: the name itself or
@@ -152,7 +177,17 @@ def _follows(text: str, pos: int, first: str, second: str) -> bool:
             return False
         return _BRACKET_CLOSE.match(text, bracket.end() + len(second)) is not None
     inline = _INLINE.match(text, pos)
-    return inline is not None and text.startswith(second, inline.end())
+    if inline is not None and text.startswith(second, inline.end()):
+        return True
+    apposition = _APPOSITION.match(text, pos)
+    if apposition is not None and text.startswith(second, apposition.end()):
+        return _AUDIENCE_AFTER.match(text, apposition.end() + len(second)) is not None
+    quote = _QUOTE_BETWEEN.match(text, pos)
+    return (
+        quote is not None
+        and text.startswith(second, quote.end())
+        and _CALLS_BEFORE.search(text, 0, pos - len(first)) is not None
+    )
 
 
 def _numbered(surface: str) -> bool:

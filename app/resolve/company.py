@@ -60,6 +60,7 @@ from app.domain.names import (
     fold,
     name_key,
     name_tokens,
+    suffixed_honorific,
     type_class,
 )
 from app.resolve.linked import Linked
@@ -448,9 +449,12 @@ def _short_names(facts: Sequence[FactNames]) -> dict[str, tuple[list[Slot], list
 def _titled(key: str) -> tuple[str | None, list[str]]:
     """A person's name key → the title it is written with, if any, and its other words.
 
-    "Prof. Dr. Barry" → ("prof", ["barry"]). The words are whole and folded: "Anne-Lise" is one
-    given name.
+    "Prof. Dr. Barry" → ("prof", ["barry"]), "Tanaka-san" → ("san", ["tanaka"]). The words are
+    whole and folded: "Anne-Lise" is one given name.
     """
+    honorific = suffixed_honorific(key)
+    if honorific:  # "Tanaka-san" is "Ms Tanaka"
+        return honorific, [fold(word) for word in key[: -len(honorific) - 1].split()]
     words = key.split()
     title: str | None = None
     while len(words) > 1:

@@ -42,7 +42,7 @@ from app.domain.names import letters_in_order
 _INTRO = pattern((*BRACKET_WORDS, *CJK_WORDS))
 _BRACKET = re.compile(
     r"\s*[(（]\s*(?P<intro>(?:" + _INTRO + r")\s*[:：,，]?\s*)?(?P<alias>[^()（）]{1,80}?)"
-    r"(?P<audience>\s+" + AUDIENCE + r")?\s*[)）]",
+    r"(?P<audience>\s+" + AUDIENCE + r"[^()（）]*)?\s*[)）]",
     re.IGNORECASE,
 )
 _INLINE = re.compile(

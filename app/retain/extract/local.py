@@ -218,7 +218,7 @@ _PAREN_ALIAS = re.compile(
     rf"(?:(?P<marker>{_ALIAS_MARKERS})[ \t]*[:：]?[ \t]*)?[\"“'‘]?"
     r"(?P<y>[^()（）\n,，;；\"”“]{1,60}?)[\"”'’]?"
     # "Anastasia (Nastya to her friends)": who calls her that is not part of the name.
-    rf"(?:[ \t]+{aliases.AUDIENCE})?[ \t]*[)）]"
+    rf"(?:[ \t]+{aliases.AUDIENCE}[^()（）\n]*)?[ \t]*[)）]"
 )
 _INLINE_ALIAS = re.compile(
     rf"(?<![\w])(?P<x>{_LATIN_NAME})[ \t]*,?[ \t]+(?P<marker>{_INLINE_MARKERS})[ \t]+[\"“'‘]?"

@@ -2,11 +2,13 @@ import pytest
 
 from app.domain.names import (
     NameForm,
+    address_title,
     fold,
     index_keys,
     name_form,
     name_key,
     name_tokens,
+    person_title,
     spelled_alike,
     type_class,
 )
@@ -96,6 +98,17 @@ def test_kinship_before_a_given_name_is_a_title():
     assert name_form(name_key("Avó Graça"), "person").core == ("graca",)
     # A kinship word that is a given name as often stays a word of the name.
     assert name_form(name_key("Nana Akosua"), "person").core == ("nana", "akosua")
+
+
+def test_a_japanese_title_after_a_surname_is_a_title_of_no_kind():
+    tanaka = name_form(name_key("Tanaka-san"), "person")
+    assert tanaka.core == ("tanaka",)
+    assert person_title(tanaka) == "san" and address_title(tanaka) is None
+    assert person_title(name_form(name_key("Ito-Sensei"), "person")) == "sensei"
+    # Only hyphenated onto a name: "San Lee" is a given name and a surname.
+    san_lee = name_form(name_key("San Lee"), "person")
+    assert san_lee.core == ("san", "lee") and person_title(san_lee) is None
+    assert name_form(name_key("-san"), "person").core == ("san",)
 
 
 def test_a_name_made_only_of_a_title_keeps_it():

@@ -53,11 +53,39 @@ def test_a_naming_clause_states_a_nickname_of_the_name_before_it():
         "Imre Halasz, the one the whole yard calls Bear, lifted it.",
         "Imre Halasz, who everyone calls Bear, lifted it.",
         "Imre Halasz, who the older drivers call Bear, lifted it.",
+        "Imre Halasz, the crane driver everyone calls Bear, lifted it.",
+        "Imre Halasz, the driver his crew call Bear, lifted it.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
+    # How the person writes the name, in another script or spelling.
+    for text, surfaces in (
+        ("Yuko Tanaka (who writes her name 田中裕子) landed.", ["Yuko Tanaka", "田中裕子"]),
+        ("Jörg Klein, who spells his name Joerg in email, called.", ["Jörg Klein", "Joerg"]),
+    ):
+        assert stated_alias_pairs(text, surfaces) == ((0, 1),), text
     # The name first, then whom it names: "Bear, as the yard calls Imre Halasz".
     text = "Bear, as the older drivers call Imre Halasz, lifted it."
     assert stated_alias_pairs(text, ["Bear", "Imre Halasz"]) == ((0, 1),)
+
+
+def test_a_nickname_quoted_or_said_with_who_uses_it_is_stated():
+    for text in (
+        'Imre Halasz joined, and the other drivers were calling him "Bear".',
+        "Imre Halasz joined, and everyone calls him “Bear”.",
+        'Everyone at the yard calls Imre Halasz "Bear".',
+        "Visited Imre Halasz, Bear to everyone in the village.",
+        "Imre Halasz, Bear to the whole yard, lifted it.",
+        "Imre Halasz (Bear to everyone since his first week) lifted it.",
+    ):
+        assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
+    # A list, a direction, a quoted word that no mention is: no naming.
+    surfaces = ["Imre Halasz", "Bear", "Oona"]
+    assert stated_alias_pairs("Imre Halasz met Bear, Oona to the north.", surfaces) == ()
+    text = "Imre Halasz introduced Bear, Oona and Ali to everyone."
+    assert stated_alias_pairs(text, [*surfaces, "Ali"]) == ()
+    # The quoted name is the one right after "calls": Bear is called "Oona", not Imre.
+    text = 'Imre Halasz calls Bear "Oona" at work.'
+    assert stated_alias_pairs(text, surfaces) == ((1, 2),)
 
 
 def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
@@ -72,6 +100,9 @@ def test_calling_someone_or_a_naming_in_another_sentence_is_no_alias():
         "Imre Halasz is known for his temper; Bear is not.",
         "Imre Halasz went by bus with Bear.",
         "Imre Halasz waved just as his mother calls Bear in for dinner.",
+        "Imre Halasz wrote his name on the form for Bear.",
+        # Not set off by a comma, the clause is another noun's: someone Imre met.
+        "Imre Halasz met the man everyone calls Bear.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == (), text
 

@@ -557,6 +557,9 @@ def test_a_title_and_surname_used_apart_from_the_full_name_are_another_holders()
     apart = {labels[(f"f{i:02d}", 0)] for i in range(6, 10)}
     assert len(anchor) == len(apart) == 1 and anchor != apart
     assert company_groups(facts[::-1], vectors, beside=beside) == labels
+    # A title written after the surname ("Harlow-san") is read as one before it.
+    facts, vectors = _given_name_facts(full="Wen Harlow", short="Harlow-san")
+    assert len(set(company_groups(facts, vectors, beside=beside).values())) == 2
     # A title of kin goes with a given name: "Auntie Wen" is read as "Wen" is; a hyphenated
     # given name is one word.
     for full, short in (("Wen Harlow", "Auntie Wen"), ("Wen-Li Harlow", "Wen-Li")):

@@ -166,6 +166,14 @@ def test_a_title_of_address_in_another_language_is_a_title_of_its_kind() -> None
     assert title_conflict(form("Señora Ríos", "person"), form("Ms Ríos", "person")) is None
 
 
+def test_a_japanese_title_after_a_surname_is_said_of_a_full_name_of_that_surname() -> None:
+    assert token_conflict(form("Tanaka-san", "person"), form("Yūko Tanaka", "person")) is None
+    assert token_conflict(form("Tanaka-san", "person"), form("Yūko Sato", "person")) is not None
+    # "-san" is a man's or a woman's title.
+    assert title_conflict(form("Tanaka-san", "person"), form("Mrs Tanaka", "person")) is None
+    assert title_conflict(form("Tanaka-san", "person"), form("Mr Tanaka", "person")) is None
+
+
 def test_titles_of_a_man_a_woman_or_a_doctor_are_three_people() -> None:
     assert title_conflict(form("Dr Varley", "person"), form("Mrs Varley", "person"))
     assert title_conflict(form("Mr. Varley", "person"), form("Ms Varley", "person"))

@@ -60,5 +60,8 @@ def test_a_nickname_quoted_inside_a_name_gives_the_formal_name_and_the_nickname_
 def test_a_nickname_for_friends_in_brackets_is_stated() -> None:
     text = "Anastasia (Nastya to her friends) showed me the meter."
     assert aliases_stated_for(text, "Anastasia") == ("Nastya",)
+    # Who calls her so may be everyone, and said with more.
+    text = "Anastasia (Nastya to everyone since school) showed me the meter."
+    assert aliases_stated_for(text, "Anastasia") == ("Nastya",)
     # Without who calls her so, a bracket that is no short form of the name states nothing.
     assert aliases_stated_for("Anastasia (Nastya) showed me the meter.", "Anastasia") == ()

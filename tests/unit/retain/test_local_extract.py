@@ -784,3 +784,5 @@ def test_a_sentence_going_on_about_the_one_person_named_before_is_of_its_fact(
 def test_a_nickname_stated_for_friends_in_brackets_is_an_alias(extractor: LocalExtractor) -> None:
     [fact] = facts(extractor, "Anastasia (Nastya to her friends) showed me the meter.")
     assert entity(fact, "Anastasia").aliases == ("Nastya",)
+    [fact] = facts(extractor, "Anastasia (Nastya to everyone since school) showed me the meter.")
+    assert entity(fact, "Anastasia").aliases == ("Nastya",)
