@@ -7,7 +7,8 @@ Recognised shapes, X and Y being mention surfaces and Y following X:
 - ``X, also known as Y`` / ``X aka Y`` / ``X, a.k.a. Y`` / ``X, better known as Y``;
 - ``X，简称Y`` / ``X, 简称 Y``;
 - who calls X so, after Y: ``X (Y to her friends)``, ``X (Y to everyone since school)``, ``X, Y
-  to the whole market,`` (``app.domain.aliases.AUDIENCE``);
+  to the whole market,``, ``X — Y to everyone —`` (``app.domain.aliases.AUDIENCE``), ``X, Y as
+  his friends call him``;
 - ``calls X "Y"``: a quoted name right after the name called by it;
 - a naming clause between them: ``X, whom everyone calls Y`` (or ``who everyone calls Y``, ``who
   the kids call Y``: a "who" with a subject after it is the one called; or ``X, the neighbour
@@ -35,12 +36,18 @@ from app.domain.aliases import AUDIENCE, BRACKET_WORDS, CJK_WORDS, INLINE_WORDS,
 from app.domain.names import name_form, name_key
 
 _INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
+# A word of a noun phrase: no space, no punctuation that ends a clause.
+_WORD = r"[^\s.;:!?(),]+"
 _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
 # The bracket's end, after the alias and any audience ("(Maru to everyone since her first week)").
 _BRACKET_CLOSE = re.compile(rf"(?:\s+{AUDIENCE}[^()（）]*)?\s*[)）]", re.IGNORECASE)
-# ", Rezka to the whole market": an alias set off after the name with who calls it so.
-_APPOSITION = re.compile(r"\s*,\s*")
-_AUDIENCE_AFTER = re.compile(rf"\s+{AUDIENCE}\b", re.IGNORECASE)
+# ", Rezka to the whole market", " — Quim to everyone in the choir —", ", Zuzia as Saoirse calls
+# her,": an alias set off after the name with who calls it so.
+_APPOSITION = re.compile(r"\s*,\s*|\s*[—–]\s*|\s+-\s+")
+_AUDIENCE_AFTER = re.compile(
+    rf"\s+(?:{AUDIENCE}\b|as\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+calls?\s+(?:him|her|them)\b)",
+    re.IGNORECASE,
+)
 # "calls Tõnu Laur "Tõks"": a name called another, quoted, right after it.
 _CALLS_BEFORE = re.compile(r"\bcall(?:s|ed|ing)?\s+$", re.IGNORECASE)
 _QUOTE_BETWEEN = re.compile(r"\s+[\"“‘']")
@@ -49,8 +56,6 @@ _INLINE = re.compile(
 )
 
 
-# A word of a noun phrase: no space, no punctuation that ends a clause.
-_WORD = r"[^\s.;:!?(),]+"
 # The subject of a clause whose object is the one called, when it cannot begin the object's
 # own noun phrase: "everyone", "we", "his friends". A "the" subject ("the older drivers") only
 # after "who", where it cannot be read as the head noun.

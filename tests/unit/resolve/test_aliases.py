@@ -76,6 +76,8 @@ def test_a_nickname_quoted_or_said_with_who_uses_it_is_stated():
         "Visited Imre Halasz, Bear to everyone in the village.",
         "Imre Halasz, Bear to the whole yard, lifted it.",
         "Imre Halasz (Bear to everyone since his first week) lifted it.",
+        "Imre Halasz — Bear to everyone at the yard — lifted it.",
+        "Imre Halasz, Bear as the whole yard calls him, lifted it.",
     ):
         assert stated_alias_pairs(text, ["Imre Halasz", "Bear"]) == ((0, 1),), text
     # A list, a direction, a quoted word that no mention is: no naming.
@@ -83,6 +85,8 @@ def test_a_nickname_quoted_or_said_with_who_uses_it_is_stated():
     assert stated_alias_pairs("Imre Halasz met Bear, Oona to the north.", surfaces) == ()
     text = "Imre Halasz introduced Bear, Oona and Ali to everyone."
     assert stated_alias_pairs(text, [*surfaces, "Ali"]) == ()
+    text = "Imre Halasz met Bear as the boss calls him in."
+    assert stated_alias_pairs(text, surfaces) == ()
     # The quoted name is the one right after "calls": Bear is called "Oona", not Imre.
     text = 'Imre Halasz calls Bear "Oona" at work.'
     assert stated_alias_pairs(text, surfaces) == ((1, 2),)
