@@ -42,10 +42,11 @@ _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?
 # The bracket's end, after the alias and any audience ("(Maru to everyone since her first week)").
 _BRACKET_CLOSE = re.compile(rf"(?:\s+{AUDIENCE}[^()（）]*)?\s*[)）]", re.IGNORECASE)
 # ", Rezka to the whole market", " — Quim to everyone in the choir —", ", Zuzia as Saoirse calls
-# her,": an alias set off after the name with who calls it so.
+# her,": an alias set off after the name with who calls it so ("Ben, Carla to everyone's
+# surprise" is no audience).
 _APPOSITION = re.compile(r"\s*,\s*|\s*[—–]\s*|\s+-\s+")
 _AUDIENCE_AFTER = re.compile(
-    rf"\s+(?:{AUDIENCE}\b|as\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+calls?\s+(?:him|her|them)\b)",
+    rf"\s+(?:{AUDIENCE}(?![\w'’])|as\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+calls?\s+(?:him|her|them)\b)",
     re.IGNORECASE,
 )
 # "calls Tõnu Laur "Tõks"": a name called another, quoted, right after it.

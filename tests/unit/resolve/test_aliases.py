@@ -87,6 +87,8 @@ def test_a_nickname_quoted_or_said_with_who_uses_it_is_stated():
     assert stated_alias_pairs(text, [*surfaces, "Ali"]) == ()
     text = "Imre Halasz met Bear as the boss calls him in."
     assert stated_alias_pairs(text, surfaces) == ()
+    text = "Imre Halasz hugged Bear, Oona to everyone's surprise."
+    assert stated_alias_pairs(text, surfaces) == ()
     # The quoted name is the one right after "calls": Bear is called "Oona", not Imre.
     text = 'Imre Halasz calls Bear "Oona" at work.'
     assert stated_alias_pairs(text, surfaces) == ((1, 2),)
