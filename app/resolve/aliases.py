@@ -38,6 +38,8 @@ from app.domain.names import name_form, name_key
 _INTRO = f"(?:{pattern((*BRACKET_WORDS, *CJK_WORDS))})"
 # A word of a noun phrase: no space, no punctuation that ends a clause.
 _WORD = r"[^\s.;:!?(),]+"
+# "calls", "called", "calling" someone a name.
+_CALL = r"\bcall(?:s|ed|ing)?"
 _BRACKET_OPEN = re.compile(r"\s*[(（]\s*(?P<intro>" + _INTRO + r"\s*[:：,，]?\s*)?", re.IGNORECASE)
 # The bracket's end, after the alias and any audience ("(Maru to everyone since her first week)").
 _BRACKET_CLOSE = re.compile(rf"(?:\s+{AUDIENCE}[^()（）]*)?\s*[)）]", re.IGNORECASE)
@@ -50,7 +52,7 @@ _AUDIENCE_AFTER = re.compile(
     re.IGNORECASE,
 )
 # "calls Tõnu Laur "Tõks"": a name called another, quoted, right after it.
-_CALLS_BEFORE = re.compile(r"\bcall(?:s|ed|ing)?\s+$", re.IGNORECASE)
+_CALLS_BEFORE = re.compile(rf"{_CALL}\s+$", re.IGNORECASE)
 _QUOTE_BETWEEN = re.compile(r"\s+[\"“‘']")
 _INLINE = re.compile(
     rf"\s*[,，]?\s*(?:{pattern((*INLINE_WORDS, *CJK_WORDS))})\s*[:：]?\s*", re.IGNORECASE
@@ -72,14 +74,14 @@ _NAMING = re.compile(
     # out, set off as an apposition ("met the man everyone calls Bear" names another).
     rf"|,\s*the\s+{_WORD}(?:\s+{_WORD}){{0,2}}?\s+{_CALLERS}\s+calls?"
     r"|\bthe\s+one\s+(?:that\s+|who\s+|whom\s+)?[^.;:!?(),]{0,40}?\bcalls?"
-    r"|(?P<pronoun>\bcall(?:s|ed|ing)?\s+(?:him|her|them))"
+    rf"|(?P<pronoun>{_CALL}\s+(?:him|her|them))"
     r"|\b(?:is|was|are|were)\s+called"
-    r"|\bknown\s+(?:[^\s.;:!?(),]+\s+){0,6}?as"
-    r"|\bsigns?\s+(?:[^\s.;:!?(),]+\s+){0,3}?as"
+    rf"|\bknown\s+(?:{_WORD}\s+){{0,6}}?as"
+    rf"|\bsigns?\s+(?:{_WORD}\s+){{0,3}}?as"
     # "who writes her name 田中裕子", "spells his name Jörg": how the person writes it.
     r"|\b(?:writes|wrote|spells|spelled|spelt)\s+(?:his|her|their)\s+(?:own\s+)?name(?:\s+as)?"
     r"|\b(?:goes|went|go|gone|going)\s+by"
-    r"|,\s*as\s+(?:[^\s.;:!?(),]+\s+){1,5}?calls?)"
+    rf"|,\s*as\s+(?:{_WORD}\s+){{1,5}}?calls?)"
     # The name may be quoted: "calling him "Ossi"".
     r"\s+[\"“‘']?$",
     re.IGNORECASE,
