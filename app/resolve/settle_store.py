@@ -63,18 +63,19 @@ class CachedEmbed:
 
     async def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """The texts' vectors, in order; the model embeds only those not in the cache."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        # What the cache holds is taken before the model runs: the settle of another bank may
+        # push it out meanwhile.
+        found = {t: self._vectors[t] for t in dict.fromkeys(texts) if t in self._vectors}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             rows = await self._embed(missing)
-            for text, row in zip(missing, rows, strict=True):
-                self._vectors[text] = np.asarray(row, dtype=np.float32)
-        out = []
-        for text in texts:
+            found.update(zip(missing, np.asarray(rows, dtype=np.float32), strict=True))
+        for text, row in found.items():
+            self._vectors[text] = row
             self._vectors.move_to_end(text)
-            out.append(self._vectors[text])
         while len(self._vectors) > self._size:
             self._vectors.popitem(last=False)
-        return np.stack(out)
+        return np.stack([found[t] for t in texts])
 
 
 SETTLE_REASON = "settle: re-resolved with the evidence of the whole block"

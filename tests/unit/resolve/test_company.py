@@ -404,6 +404,24 @@ async def test_a_settle_embeds_each_text_once_while_it_is_cached() -> None:
     assert asked == [["ab", "abc"], ["abcd"], ["abc"]]
 
 
+async def test_a_cached_text_pushed_out_while_the_model_runs_is_still_returned() -> None:
+    """Two banks settle side by side: one's new texts may push out what the other read."""
+    release = asyncio.Event()
+
+    async def model(texts: Sequence[str]) -> list[list[float]]:
+        if "slow" in texts:
+            await release.wait()
+        return [[float(len(t))] for t in texts]
+
+    cached = CachedEmbed(model, size=2)
+    await cached(["a"])
+    waiting = asyncio.create_task(cached(["a", "slow"]))
+    await asyncio.sleep(0)
+    await cached(["bb", "ccc"])  # fills the cache: "a" goes
+    release.set()
+    assert (await waiting).tolist() == [[1.0], [4.0]]
+
+
 async def test_one_namesakes_facets_that_share_no_word_stay_one_person_in_any_order(
     embedder: Embedder,
 ) -> None:
