@@ -20,7 +20,9 @@ something right after its name ("works at Brightwater", "works as a dispatcher",
 dispatcher", "Anna the dentist ..."). A place or organisation mention that owns the name
 ("Brightwater's Anna Weber") or stands in brackets after it ("Meridian Health (Denver)") says
 where or whose it is. A relative clause in the past or with a modal (", who signed the form,",
-", who will stay until autumn,") tells what someone did or will do, not who they are.
+", who will stay until autumn,") tells what someone did or will do, not who they are; one in
+the progressive (", who is drawing the new map,") what they are doing for now (``doing``),
+which supports a holder it fits and parts no one.
 
 A ``pronoun`` the sentence can only mean its one named person by ("Rui took his boat out")
 says man or woman (``said_to_be``), as a kin role does, and is compared with nothing.
@@ -68,7 +70,8 @@ from app.domain.names import (
 from app.domain.words import related
 from app.resolve.guards import align_words
 
-Kind = str  # "place" | "organization" | "role" | "description" | "office" | "pronoun" | "company"
+# "place" | "organization" | "role" | "description" | "doing" | "office" | "pronoun" | "company"
+Kind = str
 # The kind a settle gives the mentions of namesakes it tells apart by their facts' company
 # (``company``): not read from the text, and compatible only with itself.
 COMPANY: Kind = "company"
@@ -571,6 +574,11 @@ def _described(content: str, start: int, end: int) -> Qualifier | None:
             # surveyed the cliffs for years,": something the person did or will do, not who
             # they are (", who runs the bike shop,").
             return None
+        if apposition["who"] and _progressive(words):
+            # ", who is drawing the new map,", ", who is standing for the council,": what the
+            # person is doing for now. It may tell what they are ("Councillor Marsh"), but a
+            # surveyor drawing a map is still the surveyor (``doing``).
+            return _description("doing", apposition["body"])
         return _description("description" if apposition["who"] else "role", apposition["body"])
     prep = _PREP.match(content, end)
     if prep is None:
@@ -695,6 +703,16 @@ def _perfect(words: Sequence[str]) -> bool:
     return len(words) > 1 and words[0] in ("has", "have") and _is_past(words[1])
 
 
+def _progressive(words: Sequence[str]) -> bool:
+    """Whether a clause opens with a progressive ("is drawing", "was staying"): a thing done now."""
+    return (
+        len(words) > 1
+        and words[0] in ("is", "are", "was", "were")
+        and len(words[1]) > 4
+        and words[1].endswith("ing")
+    )
+
+
 def _is_verb(word: str, after: str) -> bool:
     """Whether ``word``, inside a phrase after a subject's name, is the clause's verb."""
     if _is_past(word):
@@ -792,9 +810,10 @@ _DIMENSIONS: dict[Kind, str] = {
     "role": _WHO,
     "description": _WHO,
     "office": _WHO,
+    "doing": _WHO,
 }
 # Kinds compared by their content words rather than as names.
-_WORDED = frozenset({"role", "description", "office"})
+_WORDED = frozenset({"role", "description", "office", "doing"})
 
 
 def compatible(a: Qualifier, b: Qualifier) -> bool:
@@ -847,15 +866,20 @@ def conflict(ours: Iterable[Qualifier], theirs: Iterable[Qualifier]) -> str | No
     return None
 
 
+# Kinds that support a holder said to be so and part no one (``_by_dimension``).
+_SUPPORT_ONLY = frozenset({"office", "doing", "pronoun"})
+
+
 def _by_dimension(qualifiers: Iterable[Qualifier]) -> dict[str, list[Qualifier]]:
-    """A side's qualifiers by what they say (``_DIMENSIONS``), relations and offices left out.
+    """A side's qualifiers by what they say (``_DIMENSIONS``), relations and supports left out.
 
     For ``conflict``: an office is worn beside a trade ("Coach Varga" who is "the PE teacher"),
-    so it supports a holder said to hold it and parts no one.
+    and what someone is doing for now beside what they are (``doing``), so each supports a
+    holder said to be so and parts no one.
     """
     out: dict[str, list[Qualifier]] = {}
     for q in qualifiers:
-        if not _relation(q) and q.kind not in ("office", "pronoun"):
+        if not _relation(q) and q.kind not in _SUPPORT_ONLY:
             out.setdefault(_dimension(q), []).append(q)
     return out
 

@@ -288,6 +288,24 @@ def test_a_relative_clause_of_what_someone_will_do_is_no_description() -> None:
     assert a == ()
 
 
+def test_what_someone_is_doing_for_now_supports_a_holder_and_parts_no_one() -> None:
+    [a] = _said(
+        "Nils Berg, who is drawing the new trail map, sent a draft.", ("Nils Berg", "person")
+    )
+    assert _keys(a) == [("doing", "drawing trail map")]
+    [surveyor] = _said("Nils Berg, a land surveyor, came.", ("Nils Berg", "person"))
+    [roofer] = _said("Nils Berg, a roofer, came.", ("Nils Berg", "person"))
+    assert conflict(a, surveyor) is None
+    assert conflict(roofer, surveyor) is not None
+    [mapper] = _said("Nils Berg, the map maker, came.", ("Nils Berg", "person"))
+    assert shared(a, mapper) == a
+    # "is" with a noun phrase says who they are; so does a word that only ends in "ing".
+    [b] = _said("Nils Berg, who is our ring leader, sent a draft.", ("Nils Berg", "person"))
+    assert _keys(b) == [("description", "ring leader")]
+    [c] = _said("Nils Berg, who runs the sailing club, sent a draft.", ("Nils Berg", "person"))
+    assert _keys(c) == [("description", "sailing club")]
+
+
 def test_a_time_word_before_a_role_is_part_of_the_role() -> None:
     [dispatcher, _] = _said(
         "Called Imre Halasz, the night dispatcher on our line, about the slow order at Kenora.",
@@ -422,7 +440,7 @@ def test_an_office_said_as_a_title_supports_its_holder_and_parts_no_one() -> Non
 
 def test_a_name_of_no_known_type_is_read_for_what_is_said_of_a_person() -> None:
     [ilse] = _said("Ilse Marsh, who is standing for the council, spoke.", ("Ilse Marsh", ""))
-    assert _keys(ilse) == [("description", "standing council")]
+    assert _keys(ilse) == [("doing", "standing council")]
 
 
 def test_a_pronoun_only_the_one_named_can_take_says_man_or_woman() -> None:
