@@ -299,9 +299,13 @@ def test_what_someone_is_doing_for_now_supports_a_holder_and_parts_no_one() -> N
     assert conflict(roofer, surveyor) is not None
     [mapper] = _said("Nils Berg, the map maker, came.", ("Nils Berg", "person"))
     assert shared(a, mapper) == a
-    # "is" with a noun phrase says who they are; so does a word that only ends in "ing".
+    # "is" with a noun phrase says who they are; so does a short word that only ends in "ing".
     [b] = _said("Nils Berg, who is our ring leader, sent a draft.", ("Nils Berg", "person"))
     assert _keys(b) == [("description", "ring leader")]
+    [king] = _said(
+        "Nils Berg, who is king of the quiz night, sent a draft.", ("Nils Berg", "person")
+    )
+    assert _keys(king) == [("description", "king quiz night")]
     [c] = _said("Nils Berg, who runs the sailing club, sent a draft.", ("Nils Berg", "person"))
     assert _keys(c) == [("description", "sailing club")]
 
