@@ -12,6 +12,8 @@ Neo4j's cold start.
 
     .venv/bin/python scripts/bench_retain.py                      # 1k → 50k facts, both modes
     .venv/bin/python scripts/bench_retain.py --sizes 500,2000 --modes local --warmup 0  # CI size
+    .venv/bin/python scripts/bench_retain.py --sizes 10000 --modes local --statements 8
+        # and under each window, per writer, the statements that held the bank's write longest
 
 Uses the test Neo4j by default (scripts/test starts it; MNEMO_NEO4J_URI overrides) and a
 temporary data directory for the vector store.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import os
 import random
 import sys
@@ -31,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -196,6 +200,10 @@ class Snapshot(msgspec.Struct, frozen=True):
     wall_s: float
     cpu_s: float  # this process's, every thread
     held_s: dict[str, float]  # the bank's write held, by writer
+    # Seconds and runs of each statement under the bank's write, by (writer, statement name);
+    # empty unless the clock times statements.
+    statements_s: dict[tuple[str, str], float] = {}
+    statement_runs: dict[tuple[str, str], int] = {}
 
 
 # The works of Graph.write that retain runs, by name (see WriteClock).
@@ -209,10 +217,17 @@ class WriteClock:
     transaction's work, from after the bank lock to before the commit. The writer is told by
     its work's name: retain's first pass and its settle are the pipeline's ``_write`` and
     ``_settle``; anything else (consolidation, a publish) is "other".
+
+    ``statements``: each statement run under a bank's write is timed too, by name (``Tx.run``
+    is wrapped for the whole process: this script's only). What the write held beyond its
+    statements is its Python work and what it waited for (embedding, the event loop).
     """
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, *, statements: bool = False) -> None:
         self.held: defaultdict[str, float] = defaultdict(float)
+        self.statements: defaultdict[tuple[str, str], float] = defaultdict(float)
+        self.runs: defaultdict[tuple[str, str], int] = defaultdict(int)
+        writer: contextvars.ContextVar[str | None] = contextvars.ContextVar("writer", default=None)
         write = graph.write
 
         async def timed_write(
@@ -223,19 +238,42 @@ class WriteClock:
 
             async def timed(tx: Tx) -> object:
                 started = time.perf_counter()
+                token = writer.set(kind if exclusive else None)
                 try:
                     return await work(tx)
                 finally:
+                    writer.reset(token)
                     if exclusive:
                         self.held[kind] += time.perf_counter() - started
 
             return await write(bank_id, timed, **options)  # type: ignore[arg-type]
 
         graph.write = timed_write  # type: ignore[method-assign,assignment]
+        if not statements:
+            return
+        run = Tx.run
+
+        async def timed_run(tx: Tx, name: str, params: Any = None) -> list[dict[str, Any]]:
+            kind = writer.get()
+            started = time.perf_counter()
+            try:
+                return await run(tx, name, params)
+            finally:
+                if kind is not None:
+                    self.statements[(kind, name)] += time.perf_counter() - started
+                    self.runs[(kind, name)] += 1
+
+        Tx.run = timed_run  # type: ignore[method-assign]
 
     def snapshot(self) -> Snapshot:
         """The clock's reading now."""
-        return Snapshot(time.perf_counter(), time.process_time(), dict(self.held))
+        return Snapshot(
+            time.perf_counter(),
+            time.process_time(),
+            dict(self.held),
+            dict(self.statements),
+            dict(self.runs),
+        )
 
 
 def breakdown(before: Snapshot, after: Snapshot) -> str:
@@ -247,6 +285,33 @@ def breakdown(before: Snapshot, after: Snapshot) -> str:
         f"bank write held {sum(held.values()):.2f} of the window ({parts}); "
         f"this process {(after.cpu_s - before.cpu_s) / wall:.2f} cores"
     )
+
+
+def statement_lines(before: Snapshot, after: Snapshot, top: int) -> list[str]:
+    """Per writer: its statements' share of the time it held the write, and the ``top`` ones."""
+    lines = []
+    for kind in sorted(after.held_s):
+        held = after.held_s[kind] - before.held_s.get(kind, 0.0)
+        spent = {
+            name: (
+                s - before.statements_s.get((k, name), 0.0),
+                after.statement_runs[(k, name)] - before.statement_runs.get((k, name), 0),
+            )
+            for (k, name), s in after.statements_s.items()
+            if k == kind
+        }
+        total = sum(s for s, _ in spent.values())
+        if held <= 0 or not spent:
+            continue
+        lines.append(
+            f"{kind}: held {held:.1f} s, statements {total:.1f} s ({total / held:.2f}), "
+            f"the rest {held - total:.1f} s"
+        )
+        for name, (s, runs) in sorted(spent.items(), key=lambda kv: -kv[1][0])[:top]:
+            lines.append(
+                f"  {name:32s} {s:7.1f} s  {runs:6,d} runs  {1000 * s / max(runs, 1):7.1f} ms each"
+            )
+    return lines
 
 
 async def warm_up(runtime: Runtime, facts: int, batch: int) -> None:
@@ -285,6 +350,7 @@ async def run_mode(
     concurrency: int,
     clock: WriteClock,
     catch_up_s: float = 0.0,
+    statements: int = 0,
 ) -> list[Window]:
     """Grow one fresh bank to each size in turn; print the window's throughput at each."""
     bank_id = f"bench-retain-{mode}-{uuid.uuid4().hex[:6]}"
@@ -318,6 +384,8 @@ async def run_mode(
             # One reading ends this window and starts the next: no time falls between them.
             reading = clock.snapshot()
             print(f"{mode:6s}   {breakdown(window_clock, reading)}", flush=True)
+            for line in statement_lines(window_clock, reading, statements):
+                print(f"{mode:6s}     {line}", flush=True)
             window_start, window_facts, window_clock = time.perf_counter(), 0, reading
         ratio = windows[-1].ms_per_fact / windows[0].ms_per_fact
         print(f"{mode:6s} per-fact cost at {facts:,d} / at {sizes[0]:,d}: {ratio:.2f}x", flush=True)
@@ -379,6 +447,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="each mode twice in this run: without the worker, then with it running behind",
     )
     parser.add_argument(
+        "--statements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="under each window, the N statements that held the bank's write longest, by writer",
+    )
+    parser.add_argument(
         "--neo4j-uri",
         default=os.environ.get("MNEMO_NEO4J_URI", "bolt://127.0.0.1:7697"),
         help="default: MNEMO_NEO4J_URI, else the test Neo4j (scripts/test starts it)",
@@ -400,7 +475,7 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
             {}, data_dir=data_dir, neo4j_uri=args.neo4j_uri, **tuning, **benchmark_neo4j_auth()
         )
         async with Runtime.open(settings, background=False) as runtime:
-            clock = WriteClock(runtime.graph)
+            clock = WriteClock(runtime.graph, statements=args.statements > 0)
             if args.warmup > 0:
                 await warm_up(runtime, args.warmup, args.batch)
             runs = [False, True] if args.compare_consolidation else [not args.no_consolidation]
@@ -413,7 +488,14 @@ async def run(args: argparse.Namespace) -> dict[str, list[Window]]:
                 for mode in args.modes.split(","):
                     key = f"{mode} {label}" if args.compare_consolidation else mode
                     report[key] = await run_mode(
-                        runtime, mode, sizes, args.batch, args.concurrency, clock, args.catch_up
+                        runtime,
+                        mode,
+                        sizes,
+                        args.batch,
+                        args.concurrency,
+                        clock,
+                        args.catch_up,
+                        args.statements,
                     )
                 await runtime.worker.stop()
     return report

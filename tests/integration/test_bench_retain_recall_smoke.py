@@ -14,6 +14,8 @@ import pytest
 
 from tests.support.scripts import run_script
 
+CYPHER = Path(__file__).resolve().parents[2] / "cypher"
+
 
 @pytest.mark.slow
 def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str) -> None:
@@ -27,6 +29,8 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
         "local,chunks",
         "--warmup",
         "30",
+        "--statements",
+        "3",
         neo4j_uri=test_neo4j,
     )
     assert re.search(r"^warm-up: [\d,]+ facts in [\d.]+ s \(not counted\)$", out, re.M), out
@@ -48,6 +52,14 @@ def test_bench_retain_prints_throughput_per_size_and_cost_growth(test_neo4j: str
             shares = dict(part.rsplit(" ", 1) for part in parts.split(", "))
             assert float(shares["first pass"]) > 0 and float(cores) > 0, out
             assert float(total) == pytest.approx(sum(map(float, shares.values())), abs=0.02)
+        # And which statements held it: the first pass's share, then its three longest.
+        first = re.findall(
+            rf"^{mode}\s+first pass: held ([\d.]+) s, statements ([\d.]+) s \(([\d.]+)\)", out, re.M
+        )
+        assert len(first) == 2 and all(0 < float(s) <= float(h) for h, s, _ in first), out
+        named = re.findall(rf"^{mode}\s+ ([a-z_]+/[a-z_]+)\s+[\d.]+ s\s+[\d,]+ runs", out, re.M)
+        # Named as they are loaded: by their file under cypher/.
+        assert len(named) >= 2 and all((CYPHER / f"{n}.cypher").is_file() for n in named), out
         assert re.search(rf"^{mode}\s+per-fact cost at [\d,]+ / at 60: [\d.]+x$", out, re.M), out
 
 
