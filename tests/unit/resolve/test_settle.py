@@ -524,6 +524,29 @@ def test_a_settle_covering_many_writes_still_takes_in_the_holders_of_their_names
     assert bank.facts[0].mentions[0].entity_id in block
 
 
+def test_a_block_takes_in_the_other_holders_of_a_name_its_walk_reached_last() -> None:
+    # The walk reaches the bare "Noor" only in its last round (through three facts of company,
+    # then a name); the other holder of that name must be replayed with it, or the settle
+    # would decide "Noor" against the one holder it happened to see.
+    bank = MemoryBank(settle=False)
+    bank.retain(
+        fact(1, "Anna Berg met Bruno Ferro.", ("Anna Berg", "person"), ("Bruno Ferro", "person"))
+    )
+    bank.retain(
+        fact(2, "Bruno Ferro met Carla Diaz.", ("Bruno Ferro", "person"), ("Carla Diaz", "person"))
+    )
+    bank.retain(
+        fact(3, "Carla Diaz met Noor Haddad.", ("Carla Diaz", "person"), ("Noor Haddad", "person"))
+    )
+    bank.retain(fact(4, "Noor Osei sang at the fair.", ("Noor Osei", "person")))
+    bank.retain(fact(5, "Noor fixed the boiler.", ("Noor", "person")))
+    ws = bank.working_set()
+    anna, osei, noor = (bank.facts[i].mentions[0].entity_id for i in (0, 3, 4))
+    assert noor not in {m.entity_id for f in bank.facts[:4] for m in f.mentions}
+    block = block_of(ws, [("anna berg", "person")], [anna])
+    assert noor in block and osei in block
+
+
 def test_a_full_block_keeps_the_company_shared_most_whatever_the_ids() -> None:
     # Three facts with the clinic, one with the bakery and with the gym: room for two more.
     company = {"z-clinic": 3, "a-bakery": 1, "m-gym": 1}
