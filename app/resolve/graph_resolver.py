@@ -335,8 +335,7 @@ class GraphResolver:
 
         As ``memory_bank.block_of``: each round loads what the last one found and adds the
         entities their names could resolve to and (``COMPANY_HOPS`` rounds) their company,
-        except through anchors; ``BLOCK_HOPS`` rounds (then the last round's names looked up
-        once more) and ``MAX_BLOCK_ENTITIES`` more at most.
+        except through anchors; ``BLOCK_HOPS`` rounds and ``MAX_BLOCK_ENTITIES`` more at most.
         Returns the block and its anchors. An anchor is known by its counts (``anchored_by``)
         and is not loaded here: the block does not grow through it, and a large entity's
         neighbours are most of what a load reads. A hub is loaded (it may be settled) but its
@@ -373,23 +372,6 @@ class GraphResolver:
             frontier, probes = new, []
         else:
             anchors |= await self._load_frontier(tx, bank_id, frontier, ws)
-            # As ``memory_bank.block_of``: the last round's finds are replayed too, so their
-            # names' other holders are taken in as well (names only).
-            probes = sorted(
-                {
-                    (k, e.type)
-                    for i in frontier - anchors
-                    if (e := ws.entities.get(i)) is not None and not is_anchor(e)
-                    for k in e.names
-                },
-                key=str,
-            )
-            if probes and len(found) < bound:
-                hits = await self._lookup(tx, bank_id, probes, limit=REEVALUATION_LOOKUP_LIMIT)
-                named = self._mergeable((row for i, row in hits.items() if i not in found), probes)
-                new = take_within(bound - len(found), found, named, {}, ws.degree_of)
-                found |= new
-                anchors |= await self._load_frontier(tx, bank_id, new, ws)
         return found, anchors
 
     async def _load_frontier(self, tx: Tx, bank_id: str, ids: set[str], ws: WorkingSet) -> set[str]:

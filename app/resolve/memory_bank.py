@@ -78,8 +78,11 @@ def _fullest(names: dict[str, bool]) -> str:
 
 
 # Rounds when growing a block: each round looks up the names, and takes the company, of what
-# the last one found.
-BLOCK_HOPS = 4
+# the last one found. Two rounds of names only follow the company rounds (``COMPANY_HOPS``):
+# the holders of the names the company brought in, then the other holders of those holders'
+# names, so that a short name reached late is decided with every holder it may stand for, not
+# with whichever the walk happened to reach (decision 0085).
+BLOCK_HOPS = 5
 # Rounds in which a block also takes in company (co-occurring entities), not only names.
 # Company held outside a block is fixed context: the nearer that edge runs to the names a
 # settle decides, the more their outcome depends on which write's block settled them last,
@@ -103,11 +106,10 @@ def block_of(
     the first ``COMPANY_HOPS`` rounds, their company (co-occurring entities, the context of
     every decision about them), except through anchors (``is_anchor``), whose own decisions
     a settle does not revisit; a hub's names are looked up, its company is not taken
-    (``is_hub``). When the rounds run out, the names of the last round's finds are looked up
-    once more and their holders taken in (names only). A settle of a block closed this way
-    gives the same identities whatever the arrival order of its facts; ``BLOCK_HOPS``,
-    ``MAX_BLOCK_ENTITIES`` and ``MAX_SETTLE_FACTS`` bound it in a large bank (and there, order
-    independence holds for what the bound lets in).
+    (``is_hub``). A settle of a block closed this way gives the same identities
+    whatever the arrival order of its facts; ``BLOCK_HOPS``, ``MAX_BLOCK_ENTITIES`` and
+    ``MAX_SETTLE_FACTS`` bound it in a large bank (and there, order independence holds for
+    what the bound lets in).
     """
     hub = hub_degree(ws.bank_entities, policy)
     found = {ws.final(i) for i in touched if ws.final(i) in ws.entities}
@@ -125,43 +127,22 @@ def block_of(
             probes.update((k, e.type) for k in e.names)
             if hop < COMPANY_HOPS and not is_hub(e, hub):
                 company.update({n: c for n, c in e.neighbours.items() if n in ws.entities})
-        named = _holders(ws, probes, found, policy)
+        named: set[str] = set()
+        for key, entity_type in sorted(probes, key=str):
+            for i in ws.lookup(key, entity_type):
+                hit = ws.entities.get(ws.final(i))
+                if (
+                    hit is not None
+                    and hit.id not in found
+                    and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
+                ):
+                    named.add(hit.id)
         new = take_within(bound - len(found), found, named, company, ws.degree_of)
         if not new:
             break
         found |= new
         frontier, probes = new, set()
-    else:
-        # The last round's finds are replayed too, so their names' other holders are taken in
-        # as well (names only): without them a short name the walk reached late would be
-        # decided against whichever of its holders the walk happened to reach first.
-        probes = {
-            (k, e.type) for i in frontier if not is_anchor(e := ws.entities[i]) for k in e.names
-        }
-        found |= take_within(
-            bound - len(found), found, _holders(ws, probes, found, policy), {}, ws.degree_of
-        )
     return found
-
-
-def _holders(
-    ws: WorkingSet,
-    probes: Iterable[tuple[str, str | None]],
-    found: set[str],
-    policy: ResolutionPolicy,
-) -> set[str]:
-    """The entities outside ``found`` that a name of ``probes`` could resolve to."""
-    named: set[str] = set()
-    for key, entity_type in sorted(probes, key=str):
-        for i in ws.lookup(key, entity_type):
-            hit = ws.entities.get(ws.final(i))
-            if (
-                hit is not None
-                and hit.id not in found
-                and could_merge(hit.names, hit.type, hit.is_label, [(key, entity_type)], policy)
-            ):
-                named.add(hit.id)
-    return named
 
 
 def take_within(
